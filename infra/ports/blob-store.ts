@@ -1,0 +1,17 @@
+/**
+ * Blob-store port: uploaded images, PDFs and exports, addressed by key (`tenant/…/name`).
+ * Embedded adapter: `infra/blob-store/local-dir`; scaled-out: MinIO / any S3.
+ * Keys are relative paths of `[A-Za-z0-9._/-]` segments; `..` and absolute keys raise {@link InvalidBlobKeyError}.
+ */
+export interface BlobStore {
+  put(key: string, data: Uint8Array, options?: { contentType?: string }): Promise<void>;
+  /** Returns null when absent. */
+  get(key: string): Promise<Buffer | null>;
+  delete(key: string): Promise<boolean>;
+  /** Keys under a prefix, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+export class InvalidBlobKeyError extends Error {
+  override readonly name = 'InvalidBlobKeyError';
+}
