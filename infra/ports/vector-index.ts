@@ -35,6 +35,8 @@ export interface VectorIndex {
     options: { k: number; filter?: Record<string, string | number | boolean> },
   ): Promise<VectorMatch[]>;
   count(namespace: string): Promise<number>;
+  /** Namespaces holding at least one vector whose name starts with `prefix` (all when omitted), sorted. */
+  listNamespaces(prefix?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 

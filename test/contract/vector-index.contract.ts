@@ -175,6 +175,20 @@ export function vectorIndexContract(name: string, factory: VectorIndexFactory): 
       expect(res.map((m) => m.id)).toEqual(['ok']);
     });
 
+    it('lists the namespaces that hold vectors, by prefix', async () => {
+      const { index } = await open();
+      const rand = rng(10);
+      await index.upsert('face:t2', [{ id: 'a', vector: randomUnit(DIM, rand) }]);
+      await index.upsert('face:t1', [{ id: 'a', vector: randomUnit(DIM, rand) }]);
+      await index.upsert('finger:t1', [{ id: 'a', vector: randomUnit(DIM, rand) }]);
+      await index.upsert('face:t3', [{ id: 'a', vector: randomUnit(DIM, rand) }]);
+      await index.delete('face:t3', ['a']);
+      expect(await index.listNamespaces('face:')).toEqual(['face:t1', 'face:t2']);
+      expect(await index.listNamespaces()).toEqual(['face:t1', 'face:t2', 'finger:t1']);
+      await index.dropNamespace('face:t1');
+      expect(await index.listNamespaces('face:')).toEqual(['face:t2']);
+    });
+
     it('dropNamespace removes every vector of the namespace', async () => {
       const { index } = await open();
       const rand = rng(7);

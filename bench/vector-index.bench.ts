@@ -1,0 +1,188 @@
+/**
+ * Vector-index benchmark (issue 4): enrollment (upsert) throughput, search latency p50/p95 and recall@10
+ * against exact search, and memory per million templates, for the embedded adapter at 10k / 100k / 1M
+ * synthetic 512-d templates in ONE namespace.
+ *
+ *   node --import tsx bench/vector-index.bench.ts [--sizes 10000,100000,1000000] [--queries 1000]
+ *        [--recall-queries 100] [--threads 2] [--quantization f16]
+ *
+ * Synthetic templates: identities are random unit centres; each template is its centre plus Gaussian
+ * noise scaled so template-to-centre cosine is about 0.75 (two templates of one identity ~0.55), i.e. the
+ * clustered shape face templates have. Queries are fresh noisy samples of enrolled identities.
+ * Ground truth: brute-force float32 cosine over all stored vectors, in plain JS (independent of usearch).
+ * Memory: RSS growth while building the index (SQLite page cache included) and the graph snapshot size.
+ */
+import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { EmbeddedVectorIndex } from '../infra/vector-index/embedded/index.ts';
+
+const DIM = 512;
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? (process.argv[i + 1] as string) : def;
+}
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gauss(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+}
+
+function unitInto(out: Float32Array, off: number, src: Float32Array): void {
+  let n = 0;
+  for (let i = 0; i < DIM; i++) n += (src[i] as number) ** 2;
+  const inv = 1 / Math.sqrt(n);
+  for (let i = 0; i < DIM; i++) out[off + i] = (src[i] as number) * inv;
+}
+
+/** Identity-clustered synthetic templates, flat row-major (n x DIM), unit rows. */
+function makeData(n: number, perIdentity: number, seed: number): { data: Float32Array; centres: Float32Array } {
+  const rand = rng(seed);
+  const ids = Math.ceil(n / perIdentity);
+  const centres = new Float32Array(ids * DIM);
+  const tmp = new Float32Array(DIM);
+  for (let c = 0; c < ids; c++) {
+    for (let i = 0; i < DIM; i++) tmp[i] = gauss(rand);
+    unitInto(centres, c * DIM, tmp);
+  }
+  const data = new Float32Array(n * DIM);
+  // noise with per-component sigma s: |noise| ~ s*sqrt(DIM); cos(centre, sample) ~ 1/sqrt(1 + s^2 DIM) ~ 0.75
+  const s = Math.sqrt((1 / 0.75 ** 2 - 1) / DIM);
+  for (let r = 0; r < n; r++) {
+    const c = r % ids;
+    for (let i = 0; i < DIM; i++) tmp[i] = (centres[c * DIM + i] as number) + s * gauss(rand);
+    unitInto(data, r * DIM, tmp);
+  }
+  return { data, centres };
+}
+
+function exactTop(data: Float32Array, n: number, q: Float32Array, k: number): number[] {
+  const best: Array<[number, number]> = [];
+  let floor = -Infinity;
+  for (let r = 0; r < n; r++) {
+    let s = 0;
+    const off = r * DIM;
+    for (let i = 0; i < DIM; i++) s += (data[off + i] as number) * (q[i] as number);
+    if (best.length < k || s > floor) {
+      best.push([s, r]);
+      best.sort((a, b) => b[0] - a[0]);
+      if (best.length > k) best.pop();
+      floor = best[best.length - 1]![0];
+    }
+  }
+  return best.map((b) => b[1]);
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function runSize(n: number, opts: { queries: number; recallQueries: number; threads: number; quantization: 'f16' | 'f32' | 'i8'; ef: number; efAdd: number; m: number }): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vi-bench-'));
+  try {
+    const t0 = performance.now();
+    const { data, centres } = makeData(n, 5, n);
+    const genMs = performance.now() - t0;
+    global.gc?.();
+    const rss0 = process.memoryUsage().rss;
+    const index = new EmbeddedVectorIndex({ dir, dimensions: DIM, quantization: opts.quantization, buildThreads: opts.threads, expansionSearch: opts.ef, expansionAdd: opts.efAdd, connectivity: opts.m });
+    const batch = 1000;
+    const t1 = performance.now();
+    for (let off = 0; off < n; off += batch) {
+      const recs = [];
+      for (let r = off; r < Math.min(n, off + batch); r++) {
+        recs.push({ id: `e${r}`, vector: data.subarray(r * DIM, (r + 1) * DIM), payload: { subject_id: `s${r % Math.ceil(n / 5)}` } });
+      }
+      await index.upsert('bench-tenant', recs);
+    }
+    const insertMs = performance.now() - t1;
+    global.gc?.();
+    const rssGrowth = process.memoryUsage().rss - rss0;
+
+    // Queries: fresh noisy samples of enrolled identities.
+    const rand = rng(7 * n + 1);
+    const ids = centres.length / DIM;
+    const s = Math.sqrt((1 / 0.75 ** 2 - 1) / DIM);
+    const queries: Float32Array[] = [];
+    const tmp = new Float32Array(DIM);
+    for (let qi = 0; qi < opts.queries; qi++) {
+      const c = Math.floor(rand() * ids);
+      for (let i = 0; i < DIM; i++) tmp[i] = (centres[c * DIM + i] as number) + s * gauss(rand);
+      const q = new Float32Array(DIM);
+      unitInto(q, 0, tmp);
+      queries.push(q);
+    }
+    // Warm-up, then timed single queries (the API's shape: one probe per request).
+    for (let i = 0; i < 20; i++) await index.search('bench-tenant', queries[i % queries.length]!, { k: 10 });
+    const lat: number[] = [];
+    const results: string[][] = [];
+    for (const q of queries) {
+      const a = performance.now();
+      const res = await index.search('bench-tenant', q, { k: 10 });
+      lat.push(performance.now() - a);
+      results.push(res.map((m) => m.id));
+    }
+    lat.sort((a, b) => a - b);
+    // Recall@10 against brute force.
+    const rq = Math.min(opts.recallQueries, queries.length);
+    let hit = 0;
+    const tExact = performance.now();
+    for (let qi = 0; qi < rq; qi++) {
+      const truth = new Set(exactTop(data, n, queries[qi]!, 10).map((r) => `e${r}`));
+      hit += results[qi]!.filter((id) => truth.has(id)).length;
+    }
+    const exactMs = (performance.now() - tExact) / rq;
+    await index.close();
+    const snaps = readdirSync(path.join(dir, 'hnsw')).map((f) => statSync(path.join(dir, 'hnsw', f)).size);
+    const snapBytes = snaps.reduce((a, b) => a + b, 0);
+    const dbBytes = readdirSync(dir).filter((f) => f.startsWith('vectors.sqlite')).reduce((a, f) => a + statSync(path.join(dir, f)).size, 0);
+    const perM = (b: number) => ((b / n) * 1e6) / 2 ** 20;
+    console.log(
+      JSON.stringify({
+        templates: n,
+        dim: DIM,
+        quantization: opts.quantization,
+        m: opts.m,
+        ef_add: opts.efAdd,
+        ef_search: opts.ef,
+        data_gen_s: +(genMs / 1000).toFixed(1),
+        upsert_per_s: Math.round(n / (insertMs / 1000)),
+        search_p50_ms: +pct(lat, 50).toFixed(3),
+        search_p95_ms: +pct(lat, 95).toFixed(3),
+        search_p99_ms: +pct(lat, 99).toFixed(3),
+        recall_at_10: +(hit / (rq * 10)).toFixed(4),
+        recall_queries: rq,
+        exact_js_ms_per_query: +exactMs.toFixed(1),
+        graph_snapshot_mib_per_million: +perM(snapBytes).toFixed(0),
+        rss_growth_mib_per_million: +perM(rssGrowth).toFixed(0),
+        sqlite_mib_per_million: +perM(dbBytes).toFixed(0),
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const sizes = arg('sizes', '10000,100000,1000000').split(',').map(Number);
+const opts = {
+  queries: Number(arg('queries', '1000')),
+  recallQueries: Number(arg('recall-queries', '100')),
+  threads: Number(arg('threads', '2')),
+  quantization: arg('quantization', 'f16') as 'f16' | 'f32' | 'i8',
+  ef: Number(arg('ef', '256')),
+  efAdd: Number(arg('ef-add', '128')),
+  m: Number(arg('m', '16')),
+};
+console.log(`# vector-index bench: embedded adapter, ${DIM}-d, one namespace, node ${process.version}, threads=${opts.threads}`);
+for (const n of sizes) await runSize(n, opts);
