@@ -196,7 +196,7 @@ describe('face-matching use cases', () => {
   it('replay rebuilds the listing and the index exactly', async () => {
     const rand = rng(5);
     const ts = Array.from({ length: 6 }, () => randomUnit(DIM, rand));
-    const ids = [];
+    const ids: string[] = [];
     for (const [i, t] of ts.entries()) ids.push((await enrollFace(w.deps, { ...base, tenantId: i % 2 ? 'A' : 'B', subjectId: `s${i}`, template: t })).embeddingId);
     await verifySubject(w.deps, { tenantId: 'A', subjectId: 's1', template: ts[1]! });
     await verifySubject(w.deps, { tenantId: 'A', subjectId: 's1', template: ts[1]! });
