@@ -119,7 +119,9 @@ async function main(): Promise<void> {
     console.warn(`face-matching eval skipped: ${labels} is absent (the shared evaluation data is not on this machine)`);
     return;
   }
-  const { describeFace } = (await import('../models/face/jobs.ts')) as {
+  // FACE_JOBS_MODULE lets a developer point at another checkout of the face models (default: this repo's).
+  const jobsModule = process.env.FACE_JOBS_MODULE ?? '../models/face/jobs.ts';
+  const { describeFace } = (await import(jobsModule)) as {
     describeFace: (bytes: Uint8Array, name?: string) => Promise<{ descriptor128: number[]; descriptor1024: number[] }>;
   };
   const [header, ...rows] = parseCsv(readFileSync(labels, 'utf8'));
