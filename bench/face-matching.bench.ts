@@ -45,7 +45,10 @@ try {
   const imgs = images();
   const post = async (url: string, fields: Record<string, string | Buffer>) => {
     const f = new FormData();
-    for (const [k, v] of Object.entries(fields)) f.set(k, typeof v === 'string' ? v : new Blob([new Uint8Array(v)]), k);
+    for (const [k, v] of Object.entries(fields)) {
+      if (typeof v === 'string') f.set(k, v);
+      else f.set(k, new Blob([new Uint8Array(v)]), k);
+    }
     const t = performance.now();
     const r = await s.fetch(url, { method: 'POST', key, body: f });
     const body = await r.json();
