@@ -88,10 +88,10 @@ export interface CurpValidation {
 
 export interface ValidateCurpOptions {
   /**
-   * Reference day for the "not in the future" rule, as `YYYY-MM-DD` or a Date (its UTC day).
-   * Defaults to the current UTC day.
+   * Reference day for the "not in the future" rule, as `YYYY-MM-DD`, a Date (its UTC day) or a
+   * `YYYYMMDD` integer (see {@link dayNumber}). Defaults to the current UTC day.
    */
-  today?: string | Date;
+  today?: string | Date | number;
 }
 
 // Character classes by ASCII code: 1 letter, 2 digit, 4 vowel-or-X (pos 2), 8 consonant incl. X (14-16).
@@ -138,7 +138,8 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /** `YYYYMMDD` integer of a reference day (UTC day of a Date, or a `YYYY-MM-DD` string). */
-export function dayNumber(today: string | Date | undefined): number {
+export function dayNumber(today: string | Date | number | undefined): number {
+  if (typeof today === 'number') return today;
   if (today === undefined) today = new Date();
   if (typeof today === 'string') {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(today);
@@ -187,6 +188,25 @@ export function isValidCurp(curp: string, todayYmd: number = dayNumber(undefined
   return true;
 }
 
+function validComponents(curp: string): CurpComponents {
+  const state = stateByCurpCode(curp.slice(11, 13))!;
+  const h = curp.charCodeAt(16);
+  const check = curp[17]!;
+  return {
+    name_initials: curp.slice(0, 4),
+    birth_date: `${h <= 57 ? '19' : '20'}${curp.slice(4, 6)}-${curp.slice(6, 8)}-${curp.slice(8, 10)}`,
+    sex: curp[10] as 'H' | 'M',
+    state: state.name,
+    state_code: state.code,
+    clave_entidad: state.claveEntidad,
+    foreign_born: state.code === 'NE',
+    internal_consonants: curp.slice(13, 16),
+    homonym_character: curp[16]!,
+    check_digit: check,
+    expected_check_digit: check,
+  };
+}
+
 /**
  * Validates a CURP and decodes its components, listing every rule it breaks.
  * Input is trimmed and upper-cased first; a non-string input is reported as `invalid_length`.
@@ -204,6 +224,7 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
     return { curp: curp.slice(0, 64), valid: false, errors, components: null };
   }
   const todayYmd = dayNumber(options.today);
+  if (isValidCurp(curp, todayYmd)) return { curp, valid: true, errors: [], components: validComponents(curp) };
 
   const bad: number[] = [];
   for (let i = 0; i < 18; i++) {
