@@ -74,6 +74,8 @@ export const MAX_INPUT_LENGTH = 320;
 // line/paragraph separators, and non-ASCII spaces (python email-validator's "unsafe characters").
 const UNSAFE = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u200b-\u200d\u2060\ufeff]/u;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 const utf8Length = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /**
@@ -86,7 +88,7 @@ export function parseEmailAddress(input: unknown): SyntaxResult {
   if (input.length > MAX_INPUT_LENGTH) return { valid: false, reason: 'too_long' };
   if (!input.includes('@')) return { valid: false, reason: 'missing_at' };
   // Lone surrogates would make the parser and TextEncoder disagree; reject them first.
-  if (!input.isWellFormed()) return { valid: false, reason: 'unsafe_character' };
+  if (LONE_SURROGATE.test(input)) return { valid: false, reason: 'unsafe_character' };
 
   let parsed: ReturnType<typeof emailAddresses.parseOneAddress>;
   try {

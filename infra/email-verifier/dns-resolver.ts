@@ -191,7 +191,7 @@ export class DnsMailResolver implements MailDomainResolver {
         const [a, aaaa] = await Promise.all([this.query(key, 'A'), this.query(key, 'AAAA')]);
         const records = [...a.answers, ...aaaa.answers].filter((r) => r.type === 'A' || r.type === 'AAAA');
         const addresses = records.map((r) => String((r as { data: unknown }).data));
-        const ttl = records.length > 0 ? this.clampTtl(Math.min(...records.map((r) => r.ttl ?? 0))) : this.negativeTtl(a);
+        const ttl = records.length > 0 ? this.clampTtl(Math.min(...records.map((r) => ttlOf(r)))) : this.negativeTtl(a);
         this.hostCache.set(key, addresses, ttl * 1000);
         return addresses;
       } catch {
@@ -212,9 +212,9 @@ export class DnsMailResolver implements MailDomainResolver {
       }
       const mxRecords = mx.answers.filter((r): r is dnsPacket.MxAnswer => r.type === 'MX');
       if (mxRecords.length > 0) {
-        const ttl = this.clampTtl(Math.min(...mxRecords.map((r) => r.ttl ?? 0)));
+        const ttl = this.clampTtl(Math.min(...mxRecords.map((r) => ttlOf(r))));
         const exchanges: MailExchanger[] = mxRecords
-          .map((r) => ({ exchange: normaliseName(r.data.exchange), priority: r.data.preference }))
+          .map((r) => ({ exchange: normaliseName(r.data.exchange), priority: r.data.preference ?? 0 }))
           .sort((x, y) => x.priority - y.priority || x.exchange.localeCompare(y.exchange));
         // RFC 7505 §3: a null MX is the single record "0 ." (a null MX beside others is a misconfiguration;
         // the usable exchangers then win).
@@ -227,7 +227,7 @@ export class DnsMailResolver implements MailDomainResolver {
       const [a, aaaa] = await Promise.all([this.query(domain, 'A'), this.query(domain, 'AAAA')]);
       const addrs = [...a.answers, ...aaaa.answers].filter((r) => r.type === 'A' || r.type === 'AAAA');
       if (addrs.length > 0) {
-        const ttl = this.clampTtl(Math.min(...addrs.map((r) => r.ttl ?? 0)));
+        const ttl = this.clampTtl(Math.min(...addrs.map((r) => ttlOf(r))));
         const value: MailDomainLookup = { kind: 'implicit', exchanges: [{ exchange: domain, priority: 0 }] };
         this.mailCache.set(domain, value, ttl * 1000);
         const addresses = addrs.map((r) => String((r as { data: unknown }).data));
@@ -250,7 +250,7 @@ export class DnsMailResolver implements MailDomainResolver {
   private negativeTtl(outcome: QueryOutcome): number {
     const soa = outcome.authorities.find((r): r is dnsPacket.SoaAnswer => r.type === 'SOA');
     if (!soa) return this.clampTtl(this.negTtl);
-    return this.clampTtl(Math.min(soa.ttl ?? 0, soa.data.minimum));
+    return this.clampTtl(Math.min(ttlOf(soa), soa.data.minimum ?? 0));
   }
 
   /** One question, answered by the first server giving NOERROR or NXDOMAIN. */
@@ -350,6 +350,10 @@ export class DnsMailResolver implements MailDomainResolver {
       socket.on('close', () => finish(new UpstreamError('network')));
     });
   }
+}
+
+function ttlOf(r: dnsPacket.Answer): number {
+  return (r as { ttl?: number }).ttl ?? 0;
 }
 
 function normaliseName(n: string): string {

@@ -5,7 +5,7 @@
 import dns2 from 'dns2';
 import net from 'node:net';
 
-const { Packet } = dns2;
+const Packet: any = dns2.Packet;
 
 export interface ZoneEntry {
   /** MX records as [preference, exchange]; `[[0, '.']]` is a null MX (RFC 7505). */
@@ -84,7 +84,7 @@ export async function startTestDnsServer(zone: Record<string, ZoneEntry>, option
   // UDP and TCP must share one port (a truncated UDP answer is retried over TCP on the same port):
   // take a free TCP port from the OS, then bind both to it.
   const port = await freePort();
-  await server.listen({ udp: { port, address: '127.0.0.1', type: 'udp4' }, tcp: { port, address: '127.0.0.1' } });
+  await server.listen({ udp: { port, address: '127.0.0.1', type: 'udp4' }, tcp: { port, address: '127.0.0.1' } } as any);
   return {
     server: `127.0.0.1:${port}`,
     port,
