@@ -15,10 +15,14 @@
  * - lengths: local part ≤ 64 octets, domain ≤ 255 octets (RFC 5321 §4.5.3.1.1-2), whole address ≤ 254
  *   octets (RFC 5321 §4.5.3.1.3 path of 256 octets minus the angle brackets, RFC 3696 erratum 1690).
  * - a DNS domain must be a host name of at least two labels (a dotless name is not a public mail domain:
- *   ICANN SSAC, RFC 7085), whose TLD is not all-numeric (RFC 3696 §2), valid under IDNA 2008 as processed by
+ *   ICANN SSAC, RFC 7085), whose TLD is alphabetic or an A-label like every TLD in the IANA root zone
+ *   (RFC 3696 §2 forbids all-numeric ones), valid under IDNA 2008 as processed by
  *   UTS #46 non-transitional with STD3 rules (package `tr46`); input that UTS #46 would *map* (full-width
  *   letters, compatibility characters) is rejected, because IDNA 2008 (RFC 5891 §5.4) only accepts
- *   U-labels already in their mapped form.
+ *   U-labels already in their mapped form, and symbols/punctuation are rejected (RFC 5892 PVALID is letters,
+ *   marks and digits).
+ * - special-use names (`.test`, `.invalid`, `.localhost`, `.onion`, `.arpa`) are syntactically valid; they
+ *   fail at the DNS step instead (python email-validator rejects them at syntax).
  * - address literals must be `[IPv4]` or `[IPv6:...]` (RFC 5321 §4.1.3); general address literals are rejected.
  */
 import emailAddresses from 'email-addresses';
@@ -40,7 +44,7 @@ export type SyntaxFailure =
   | 'bad_quoted_local'
   | 'bad_address_literal'
   | 'single_label_domain'
-  | 'numeric_tld'
+  | 'bad_tld'
   | 'bad_idna_domain';
 
 export interface ParsedAddress {
@@ -118,7 +122,14 @@ export function parseEmailAddress(input: unknown): SyntaxResult {
   } else if (UNSAFE.test(local) || /\s/u.test(local)) {
     return { valid: false, reason: 'unsafe_character' };
   }
-  if (utf8Length(local) > 64) return { valid: false, reason: 'local_too_long' };
+  // RFC 6532 §3.1: non-ASCII text should be NFC-normalised; a local part whose NFC form is no longer valid
+  // (U+037E GREEK QUESTION MARK becomes ';') or too long is rejected, as python email-validator does.
+  const nfc = local.normalize('NFC');
+  if (nfc !== local) {
+    const again = parseEmailAddress(nfc + '@' + domain);
+    if (!again.valid) return again;
+  }
+  if (utf8Length(local) > 64 || utf8Length(nfc) > 64) return { valid: false, reason: 'local_too_long' };
   if (utf8Length(input) > 254) return { valid: false, reason: 'too_long' };
   const smtputf8 = /[^\x00-\x7f]/.test(local);
 
@@ -136,6 +147,10 @@ export function parseEmailAddress(input: unknown): SyntaxResult {
   if (UNSAFE.test(domain)) return { valid: false, reason: 'unsafe_character' };
   const domainCheck = checkDomain(domain);
   if (!domainCheck.valid) return domainCheck;
+  // The 254-octet limit holds for the form sent on the wire: the A-label domain, or the UTF-8 one (SMTPUTF8).
+  if (Math.max(utf8Length(local), utf8Length(nfc)) + 1 + Math.max(domainCheck.ascii.length, utf8Length(domainCheck.unicode)) > 254) {
+    return { valid: false, reason: 'too_long' };
+  }
   return {
     valid: true,
     local,
@@ -170,8 +185,13 @@ export function checkDomain(domain: string): { valid: true; ascii: string; unico
   // IDNA 2008 accepts only U-labels already in mapped form: UTS #46 may only have lower-cased ASCII.
   const typed = domain.replace(/[A-Z]/g, (c) => c.toLowerCase());
   if (unicode !== typed && ascii !== typed) return { valid: false, reason: 'bad_idna_domain' };
+  // RFC 5892 (IDNA 2008 code points): U-labels hold letters, marks and decimal digits (plus the hyphen);
+  // UTS #46 alone would still let symbols such as U+00A9 through (its "NV8" characters).
+  if (!/^[\p{Ll}\p{Lo}\p{Lm}\p{Mn}\p{Mc}\p{Nd}.\-]+$/u.test(unicode)) return { valid: false, reason: 'bad_idna_domain' };
   const labels = ascii.split('.');
   if (labels.length < 2) return { valid: false, reason: 'single_label_domain' };
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return { valid: false, reason: 'numeric_tld' };
+  // Every TLD in the IANA root zone is alphabetic (2-63 letters) or an IDN A-label; RFC 3696 §2 already
+  // excludes all-numeric TLDs, and no one-letter TLD is delegated.
+  if (!/^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(labels[labels.length - 1]!)) return { valid: false, reason: 'bad_tld' };
   return { valid: true, ascii, unicode };
 }
