@@ -76,13 +76,13 @@ export function isRoleBased(local: string): boolean {
 }
 
 /**
- * Typo correction for the domain (`juan@gmial.com` -> `juan@gmail.com`), or null. Known provider domains
+ * Typo correction for the domain (`juan@gmial.com` -> `juan@gmail.com`), or null. Popular provider domains
  * and address literals never get a suggestion.
  * @param local the local part as typed; @param asciiDomain the lower-case A-label domain.
  */
 export function suggestCorrection(local: string, asciiDomain: string): string | null {
   const l = load();
-  if (asciiDomain.startsWith('[') || l.free.has(asciiDomain) || l.suggestDomains.includes(asciiDomain)) return null;
+  if (asciiDomain.startsWith('[') || l.suggestDomains.includes(asciiDomain)) return null;
   const found = spellChecker.run({ email: `${local}@${asciiDomain}`, domains: l.suggestDomains, topLevelDomains: l.suggestTlds });
   if (!found || found.domain === asciiDomain) return null;
   return `${local}@${found.domain}`;
