@@ -74,9 +74,10 @@ export type SyntaxResult = ParsedAddress | InvalidAddress;
 /** Inputs longer than this (UTF-16 units) are rejected before parsing, bounding parser work. */
 export const MAX_INPUT_LENGTH = 320;
 
-// Characters never acceptable anywhere in an address: controls, surrogates, private use, unassigned,
-// line/paragraph separators, and non-ASCII spaces (python email-validator's "unsafe characters").
-const UNSAFE = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u200b-\u200d\u2060\ufeff]/u;
+// Characters never acceptable anywhere in an address: controls, format characters (bidi overrides such as
+// U+202E, zero-width joiners: spoofing), surrogates, private use, unassigned, line/paragraph separators and
+// non-ASCII spaces (python email-validator's "unsafe characters").
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -57,6 +57,16 @@ class UpstreamError extends Error {
   }
 }
 
+/** True when `spec` is a valid DNS server setting (see {@link parseDnsServer}). */
+export function isDnsServerSpec(spec: string): boolean {
+  try {
+    parseDnsServer(spec);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Parses `ip`, `ip:port`, `[ipv6]:port`, bare IPv6. Throws on anything else (config validation). */
 export function parseDnsServer(spec: string): Server {
   const s = spec.trim();

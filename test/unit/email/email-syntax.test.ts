@@ -72,6 +72,7 @@ describe('RFC 5321/5322 addr-spec: rejected', () => {
     expect(parseEmailAddress('a'.repeat(100_000) + '@example.com')).toEqual({ valid: false, reason: 'too_long' });
     expect(parseEmailAddress('ab\ud800c@example.com')).toEqual({ valid: false, reason: 'unsafe_character' });
     expect(parseEmailAddress('a\u2028b@example.com').valid).toBe(false);
+    expect(parseEmailAddress('\u202ejuan@example.com')).toEqual({ valid: false, reason: 'unsafe_character' });
   });
 
   it('stays fast on pathological input (parser work is bounded by the input cap)', () => {
