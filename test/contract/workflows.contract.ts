@@ -27,11 +27,11 @@ export class ManualClock implements Clock {
 }
 
 /** Polls `fn` (real time) until it returns a truthy value. */
-export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5_000, label = 'condition'): Promise<T> {
+export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5_000, label = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 10));
   }
