@@ -1,0 +1,20 @@
+import nodemailer from 'nodemailer';
+import type { MailMessage, Mailer } from '../../ports/mail.ts';
+
+/** SMTP mail adapter (nodemailer). `url` is e.g. `smtp://user:pass@mail.example.com:587`. */
+export class SmtpMailer implements Mailer {
+  private readonly transport;
+
+  constructor(url: string, options: { tlsRejectUnauthorized?: boolean } = {}) {
+    this.transport = nodemailer.createTransport(url, { tls: { rejectUnauthorized: options.tlsRejectUnauthorized ?? true } });
+  }
+
+  async send(message: MailMessage): Promise<{ messageId: string }> {
+    const info = await this.transport.sendMail(message);
+    return { messageId: info.messageId };
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
