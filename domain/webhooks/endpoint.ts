@@ -105,6 +105,9 @@ export function evolve(state: WebhookEndpointState, event: WebhookEndpointEvent)
   }
 }
 
+/** An endpoint that exists and is not deleted. */
+export type PresentEndpoint = Exclude<WebhookEndpointState, { status: 'absent' }> & { status: 'present' };
+
 export const initialEndpointState: WebhookEndpointState = { status: 'absent' };
 
 /** Longest accepted URL (bytes of the string); longer ones are refused with `invalid_url`. */
@@ -146,7 +149,7 @@ export function checkEvents(events: readonly string[]): string[] {
 }
 
 /** Raises `endpoint_not_found` unless the endpoint exists, is not deleted and belongs to `tenantId`. */
-export function requireOwned(state: WebhookEndpointState, tenantId: string, endpointId: string): asserts state is Extract<WebhookEndpointState, { status: 'present' }> {
+export function requireOwned(state: WebhookEndpointState, tenantId: string, endpointId: string): asserts state is PresentEndpoint {
   if (state.status !== 'present' || state.tenantId !== tenantId) {
     throw new WebhookError('endpoint_not_found', 'webhook endpoint not found', { endpoint_id: endpointId });
   }
