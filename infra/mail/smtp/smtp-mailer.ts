@@ -6,7 +6,9 @@ export class SmtpMailer implements Mailer {
   private readonly transport;
 
   constructor(url: string, options: { tlsRejectUnauthorized?: boolean } = {}) {
-    this.transport = nodemailer.createTransport(url, { tls: { rejectUnauthorized: options.tlsRejectUnauthorized ?? true } });
+    const u = new URL(url);
+    if (options.tlsRejectUnauthorized === false) u.searchParams.set('tls.rejectUnauthorized', 'false');
+    this.transport = nodemailer.createTransport(u.toString());
   }
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
