@@ -66,7 +66,9 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
   const dnsTimeoutMs = options.dnsTimeoutMs ?? 5_000;
   let extraCa = options.caCertsPem ?? '';
   if (options.caCertsPath) extraCa += '\n' + readFileSync(options.caCertsPath, 'utf8');
-  const ca = extraCa.trim() ? [...tls.rootCertificates, extraCa] : undefined;
+  // One secure context for every connection: passing `ca` per connection would rebuild the trust store
+  // (Node's ~150 roots) on each TLS handshake.
+  const secureContext = extraCa.trim() ? tls.createSecureContext({ ca: [...tls.rootCertificates, extraCa] }) : undefined;
 
   // Re-resolve at delivery: DNS can change after creation (SSRF). Checked on every new connection.
   const guardedLookup = (hostname: string, opts: dns.LookupOptions, cb: (...args: any[]) => void): void => {
@@ -84,7 +86,7 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
   };
 
   const agent = new Agent({
-    connect: { ca, lookup: guardedLookup as never, timeout: timeoutMs, rejectUnauthorized: true },
+    connect: { ...(secureContext ? { secureContext } : {}), lookup: guardedLookup as never, timeout: timeoutMs, rejectUnauthorized: true },
     connections: options.connectionsPerOrigin ?? 16,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,

@@ -238,10 +238,13 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
   }
 
   /** Runs `fn` in a transaction; on success enqueues the new activities and wakes the dispatcher. */
+  // One prepared transaction wrapper (db.transaction() prepares BEGIN/COMMIT each time it is called).
+  const runInTx = db.transaction((fn: () => QueuedActivity[]) => fn());
+
   function transact(fn: () => QueuedActivity[], context: object): boolean {
     let created: QueuedActivity[];
     try {
-      created = db.transaction(fn)();
+      created = runInTx(fn);
     } catch (err) {
       log.error({ ...context, err: String(err) }, 'workflow: transition failed and was rolled back');
       return false;
@@ -262,11 +265,12 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
 
   function dispatch(): void {
     if (!active) return;
+    const picked: QueuedActivity[] = [];
     let progressed = true;
-    while (progressed && runningCount < maxRunning && queuedCount > 0) {
+    while (progressed && runningCount + picked.length < maxRunning && queuedCount > 0) {
       progressed = false;
       for (const [key, list] of queues) {
-        if (runningCount >= maxRunning) break;
+        if (runningCount + picked.length >= maxRunning) break;
         const a = list[0];
         if (!a) {
           queues.delete(key);
@@ -276,18 +280,43 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
         list.shift();
         queuedCount--;
         if (list.length === 0) queues.delete(key);
-        startActivity(a);
+        // Reserve the slot now so the per-key limit holds within this round.
+        runningPerKey.set(key, (runningPerKey.get(key) ?? 0) + 1);
+        picked.push(a);
         progressed = true;
       }
+    }
+    if (picked.length > 0) {
+      // Mark the whole round `running` in one transaction, before any of them is called.
+      let marked: boolean[];
+      try {
+        marked = markRunningMany(picked);
+      } catch (err) {
+        log.error({ err: String(err) }, 'workflow: could not mark activities running; they stay pending');
+        marked = picked.map(() => false);
+      }
+      picked.forEach((a, i) => {
+        if (marked[i]) startActivity(a);
+        else releaseKey(a.key);
+      });
     }
     notifyIfIdle();
   }
 
+  const markRunningMany = db.transaction((list: QueuedActivity[]) => {
+    const now = clock.now();
+    return list.map((a) => q.markRunning.run(now, a.workflowId, a.activityId).changes === 1);
+  });
+
+  function releaseKey(key: string): void {
+    const n = (runningPerKey.get(key) ?? 1) - 1;
+    if (n <= 0) runningPerKey.delete(key);
+    else runningPerKey.set(key, n);
+  }
+
+  /** Calls an activity already marked `running` (its per-key slot is already counted). */
   function startActivity(a: QueuedActivity): void {
-    const r = q.markRunning.run(clock.now(), a.workflowId, a.activityId);
-    if (r.changes !== 1) return; // workflow finished meanwhile, or already started
     runningCount++;
-    runningPerKey.set(a.key, (runningPerKey.get(a.key) ?? 0) + 1);
     const fn = activityFns.get(managerNameOf(a.workflowId) ?? '')?.get(a.name);
     const p = (async () => {
       let outcome: WorkflowInput;
@@ -306,9 +335,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
       }, { workflowId: a.workflowId, activityId: a.activityId });
     })().finally(() => {
       runningCount--;
-      const n = (runningPerKey.get(a.key) ?? 1) - 1;
-      if (n <= 0) runningPerKey.delete(a.key);
-      else runningPerKey.set(a.key, n);
+      releaseKey(a.key);
       inFlight.delete(p);
       scheduleDispatch();
       notifyIfIdle();
