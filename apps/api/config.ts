@@ -94,6 +94,19 @@ export const ConfigSchema = z.object({
   /** Addresses verified concurrently inside one batch. */
   EMAIL_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(16),
   // --- end email --------------------------------------------------------------------------------------
+  // --- webhooks (docs/webhooks.md) ---
+  /** AES-256-GCM key sealing endpoint secrets (64 hex chars or base64 of 32 bytes); unset = generated once into DATA_DIR/webhook-secret.key. */
+  WEBHOOK_SECRET_KEY: optionalString,
+  /** Comma-separated CIDRs exempt from the SSRF guard (e.g. `10.0.0.0/8` for an internal receiver). */
+  WEBHOOK_ALLOW_CIDRS: optionalString,
+  /** PEM file of extra CA certificates trusted for receivers (added to Node's roots). */
+  WEBHOOK_CA_CERTS: optionalString,
+  /** Per-attempt time limit in ms (spec: 10 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of one endpoint in flight at once. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** How often (ms) the embedded workflow engine looks for due timers. */
+  WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
