@@ -147,6 +147,10 @@ async function main(): Promise<void> {
       misses.push({ path: it.path, reason: (error as { code?: string }).code ?? (error as Error).message });
     }
   }
+  if (described.length < 2) {
+    console.error(`face-matching eval: only ${described.length} images described; misses: ${JSON.stringify(misses.slice(0, 3))}`);
+    process.exit(1);
+  }
   if (cacheFile && !existsSync(cacheFile)) writeFileSync(cacheFile, JSON.stringify({ described, misses }));
   const genuinePairs: Array<[number, number]> = [];
   const impostorPairs: Array<[number, number]> = [];
