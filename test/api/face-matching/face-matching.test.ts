@@ -219,22 +219,26 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
 });
 
 describe('face matching with npm-shipped and generated images', () => {
-  it('enrolls a face-api demo sample and finds it again; a faceless image is refused', async () => {
+  it('refuses a group photo, enrolls one face cropped from it and finds it from another crop; refuses a faceless image', async () => {
     const sample = npmSample('sample1.jpg');
     if (!sample) {
       console.warn('npm sample @vladmandic/face-api/demo/sample1.jpg not installed; skipping');
       return;
     }
     const C = await s.tenantWithKey('enterprise');
-    const r = await post(C.key, '/v1/face-matching/enroll', { image: sample, subject_id: 'demo-1', liveness_score: '0.5' });
-    if (r.status === 400 && r.body.error.code === 'multiple_faces_detected') {
-      console.warn('sample1.jpg holds several faces; enrollment correctly refused');
-    } else {
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const found = await post(C.key, '/v1/face-matching/search', { image: sample });
-      expect(found.body.matches[0]).toMatchObject({ id: r.body.embeddingId, subject_id: 'demo-1' });
-      expect(found.body.matches[0].similarity).toBeGreaterThan(0.9);
-    }
+    // sample1.jpg (1920x1280) shows three people.
+    const group = await post(C.key, '/v1/face-matching/enroll', { image: sample, subject_id: 'group', liveness_score: '0.5' });
+    expect(group.status).toBe(400);
+    expect(group.body.error.code).toBe('multiple_faces_detected');
+    // The left person's head, cropped two ways.
+    const crop1 = await sharp(sample).extract({ left: 330, top: 240, width: 420, height: 480 }).jpeg().toBuffer();
+    const crop2 = await sharp(sample).extract({ left: 300, top: 200, width: 460, height: 520 }).resize(400).png().toBuffer();
+    const r = await post(C.key, '/v1/face-matching/enroll', { image: crop1, subject_id: 'demo-left', liveness_score: '0.5' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const found = await post(C.key, '/v1/face-matching/search', { image: crop2 });
+    expect(found.status).toBe(200);
+    expect(found.body.matches[0]).toMatchObject({ id: r.body.embeddingId, subject_id: 'demo-left' });
+    expect(found.body.matches[0].similarity).toBeGreaterThan(0.6);
     const blank = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 120, g: 130, b: 140 } } }).jpeg().toBuffer();
     const none = await post(C.key, '/v1/face-matching/enroll', { image: blank, subject_id: 'blank' });
     expect(none.status).toBe(400);

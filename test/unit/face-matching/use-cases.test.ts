@@ -12,6 +12,7 @@ import { SqliteEventStore } from '../../../infra/event-store/sqlite/sqlite-event
 import { SqliteReadModelStore } from '../../../infra/read-models/sqlite/sqlite-read-models.ts';
 import { EmbeddedVectorIndex } from '../../../infra/vector-index/embedded/index.ts';
 import { faceEmbeddingsProjection } from '../../../projections/face-embeddings/face-embeddings.ts';
+import { ProjectionRunner } from '../../../projections/runner.ts';
 import type { FaceMatchingDeps } from '../../../domain/face-matching/deps.ts';
 import { enrollFace, parseMetadata } from '../../../domain/face-matching/enroll-face.ts';
 import { searchFaces } from '../../../domain/face-matching/search-faces.ts';
@@ -79,6 +80,11 @@ async function world(): Promise<World> {
     deps,
     dir,
     async replay(upTo) {
+      if (upTo === undefined) {
+        // The platform's own replay (what `npm run cli -- replay` runs).
+        await ProjectionRunner.replay(events, [p], { store: readModels, vectorIndex });
+        return;
+      }
       await p.reset!({ store: readModels, vectorIndex });
       await readModels.truncate(p.collections);
       await readModels.setCheckpoint(p.name, 0);
