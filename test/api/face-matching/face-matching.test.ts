@@ -40,6 +40,9 @@ function form(fields: Record<string, string | Buffer | Uint8Array>): FormData {
   return f;
 }
 
+/** Inference runs on a shared 2-core machine: allow for slow workers (the models load once per worker). */
+const INFERENCE_TIMEOUT = 600_000;
+
 let s: TestServer;
 let A: { tenantId: string; key: string };
 let B: { tenantId: string; key: string };
@@ -131,7 +134,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
         enrolled[who]!.push(r.body.embeddingId);
       }
     }
-  });
+  }, INFERENCE_TIMEOUT);
 
   it('enrolls with the spec response, charging 2 credits, and computes liveness when not given', async () => {
     const r = await post(A.key, '/v1/face-matching/enroll', { image: shared('sheldon', 4), subject_id: 'user-sheldon' });
@@ -143,7 +146,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     expect(r.body.livenessScore).toBeLessThanOrEqual(1);
     expect(r.headers.get('x-credit-cost')).toBe('2');
     enrolled.sheldon!.push(r.body.embeddingId);
-  });
+  }, INFERENCE_TIMEOUT);
 
   it('searches: a new photo of each person finds that person first, with spec field names', async () => {
     for (const who of PEOPLE) {
@@ -161,7 +164,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     }
     const strict = await post(A.key, '/v1/face-matching/search', { image: shared('penny', 3), threshold: '0.99', limit: '5' });
     expect(strict.body.matches.every((m: { similarity: number }) => m.similarity >= 0.99)).toBe(true);
-  });
+  }, INFERENCE_TIMEOUT);
 
   it('verifies: same person verified, another person not; successes counted in the listing', async () => {
     const ok = await post(A.key, '/v1/face-matching/verify/user-penny', { image: shared('penny', 4) });
@@ -180,7 +183,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     const hit = list.body.embeddings.find((e: { id: string }) => e.id === ok.body.embeddingId);
     expect(hit).toMatchObject({ subject_id: 'user-penny', verification_count: 1, embeddingDimension: 512 });
     expect(hit.last_verified_at).toEqual(expect.any(String));
-  });
+  }, INFERENCE_TIMEOUT);
 
   it('keeps tenant B away from tenant A on every route, even knowing ids', async () => {
     const search = await post(B.key, '/v1/face-matching/search', { image: shared('sheldon', 3), threshold: '0' });
@@ -197,7 +200,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     // A still has everything.
     const listA = await get(A.key, '/v1/face-matching/embeddings?subject_id=user-sheldon');
     expect(listA.body.count).toBe(enrolled.sheldon!.length);
-  });
+  }, INFERENCE_TIMEOUT);
 
   it('deletes by id, by subject and all; deleted embeddings never come back', async () => {
     const gone = enrolled.raj![0]!;
@@ -215,7 +218,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     expect((await get(A.key, '/v1/face-matching/embeddings')).body.count).toBe(0);
     const after = await post(A.key, '/v1/face-matching/search', { image: shared('sheldon', 3), threshold: '0' });
     expect(after.body.matches).toEqual([]);
-  });
+  }, INFERENCE_TIMEOUT);
 });
 
 describe('face matching with npm-shipped and generated images', () => {
@@ -246,5 +249,5 @@ describe('face matching with npm-shipped and generated images', () => {
     const garbage = await post(C.key, '/v1/face-matching/search', { image: Buffer.from('GIF89a garbage') });
     expect(garbage.status).toBe(400);
     expect(garbage.body.error.code).toBe('unsupported_format');
-  });
+  }, INFERENCE_TIMEOUT);
 });
