@@ -137,7 +137,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
   }, INFERENCE_TIMEOUT);
 
   it('enrolls with the spec response, charging 2 credits, and computes liveness when not given', async () => {
-    const r = await post(A.key, '/v1/face-matching/enroll', { image: shared('sheldon', 4), subject_id: 'user-sheldon' });
+    const r = await post(A.key, '/v1/face-matching/enroll', { image: shared('sheldon', 5), subject_id: 'user-sheldon' });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, subjectId: 'user-sheldon', embeddingDimension: 512, livenessScoreSource: 'computed' });
     expect(r.body.embeddingId).toMatch(/^emb_/);
@@ -150,7 +150,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
 
   it('searches: a new photo of each person finds that person first, with spec field names', async () => {
     for (const who of PEOPLE) {
-      const r = await post(A.key, '/v1/face-matching/search', { image: shared(who, 3), threshold: '0.3' });
+      const r = await post(A.key, '/v1/face-matching/search', { image: shared(who, 4), threshold: '0.3' });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-credit-cost')).toBe('2');
       expect(r.body).toMatchObject({ success: true, thresholdUsed: 0.3, matchCount: r.body.matches.length });
@@ -162,20 +162,20 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
       expect([...sims].sort((a, b) => b - a)).toEqual(sims);
       for (const v of sims) expect(v).toBeGreaterThanOrEqual(0.3);
     }
-    const strict = await post(A.key, '/v1/face-matching/search', { image: shared('penny', 3), threshold: '0.99', limit: '5' });
+    const strict = await post(A.key, '/v1/face-matching/search', { image: shared('penny', 4), threshold: '0.99', limit: '5' });
     expect(strict.body.matches.every((m: { similarity: number }) => m.similarity >= 0.99)).toBe(true);
   }, INFERENCE_TIMEOUT);
 
   it('verifies: same person verified, another person not; successes counted in the listing', async () => {
-    const ok = await post(A.key, '/v1/face-matching/verify/user-penny', { image: shared('penny', 4) });
+    const ok = await post(A.key, '/v1/face-matching/verify/user-penny', { image: shared('penny', 5) });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ success: true, verified: true, threshold: 0.6, enrollmentSource: expect.any(String) });
     expect(enrolled.penny).toContain(ok.body.embeddingId);
-    const other = await post(A.key, '/v1/face-matching/verify/user-penny', { image: shared('raj', 4) });
+    const other = await post(A.key, '/v1/face-matching/verify/user-penny', { image: shared('raj', 5) });
     expect(other.status).toBe(200);
     expect(other.body.verified).toBe(false);
     expect(other.body.similarity).toBeLessThan(ok.body.similarity);
-    const unknown = await post(A.key, '/v1/face-matching/verify/user-nobody', { image: shared('raj', 4) });
+    const unknown = await post(A.key, '/v1/face-matching/verify/user-nobody', { image: shared('raj', 5) });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('subject_not_found');
     const list = await get(A.key, '/v1/face-matching/embeddings?subject_id=user-penny');
@@ -186,10 +186,10 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
   }, INFERENCE_TIMEOUT);
 
   it('keeps tenant B away from tenant A on every route, even knowing ids', async () => {
-    const search = await post(B.key, '/v1/face-matching/search', { image: shared('sheldon', 3), threshold: '0' });
+    const search = await post(B.key, '/v1/face-matching/search', { image: shared('sheldon', 4), threshold: '0' });
     expect(search.status).toBe(200);
     expect(search.body.matches).toEqual([]);
-    const verify = await post(B.key, '/v1/face-matching/verify/user-sheldon', { image: shared('sheldon', 3) });
+    const verify = await post(B.key, '/v1/face-matching/verify/user-sheldon', { image: shared('sheldon', 4) });
     expect(verify.status).toBe(404);
     expect((await get(B.key, '/v1/face-matching/embeddings?active_only=false')).body.count).toBe(0);
     expect((await get(B.key, '/v1/face-matching/embeddings?subject_id=user-sheldon')).body.count).toBe(0);
@@ -216,7 +216,7 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     expect(all.body.embeddings.filter((e: { is_active: boolean }) => !e.is_active).map((e: { subject_id: string }) => e.subject_id)).toEqual(['user-raj', 'user-raj']);
     expect((await del(A.key, '/v1/face-matching/embeddings')).status).toBe(200);
     expect((await get(A.key, '/v1/face-matching/embeddings')).body.count).toBe(0);
-    const after = await post(A.key, '/v1/face-matching/search', { image: shared('sheldon', 3), threshold: '0' });
+    const after = await post(A.key, '/v1/face-matching/search', { image: shared('sheldon', 4), threshold: '0' });
     expect(after.body.matches).toEqual([]);
   }, INFERENCE_TIMEOUT);
 });
