@@ -200,6 +200,14 @@ describe.skipIf(!haveShared)('face matching with real faces (shared data)', () =
     // A still has everything.
     const listA = await get(A.key, '/v1/face-matching/embeddings?subject_id=user-sheldon');
     expect(listA.body.count).toBe(enrolled.sheldon!.length);
+    // Enroll: the same subject_id in B is B's own subject; B's verification only ever sees B's embedding.
+    const enrolB = await post(B.key, '/v1/face-matching/enroll', { image: shared('sheldon', 4), subject_id: 'user-sheldon', liveness_score: '0.7' });
+    expect(enrolB.status).toBe(200);
+    const verifyB = await post(B.key, '/v1/face-matching/verify/user-sheldon', { image: shared('sheldon', 1) });
+    expect(verifyB.body.embeddingId).toBe(enrolB.body.embeddingId);
+    expect((await get(A.key, '/v1/face-matching/embeddings?subject_id=user-sheldon')).body.count).toBe(enrolled.sheldon!.length);
+    const searchA = await post(A.key, '/v1/face-matching/search', { image: shared('sheldon', 4), threshold: '0', limit: '100' });
+    expect(searchA.body.matches.map((m: { id: string }) => m.id)).not.toContain(enrolB.body.embeddingId);
   }, INFERENCE_TIMEOUT);
 
   it('deletes by id, by subject and all; deleted embeddings never come back', async () => {
