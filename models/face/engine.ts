@@ -64,6 +64,8 @@ let gearModel: Promise<Any> | null = null;
 
 /** Race classes of Human's GEAR model, in output order. */
 export const RACE_CLASSES = ['white', 'black', 'asian', 'indian', 'other'] as const;
+/** One of {@link RACE_CLASSES}. */
+export type RaceClass = (typeof RACE_CLASSES)[number];
 
 function loadGear(): Promise<Any> {
   gearModel ??= loadTf().then((tf) => tf.loadGraphModel(fileHandler(path.join(humanModelsDir(), 'gear.json'))));
@@ -248,7 +250,7 @@ export class FaceImage {
    * age/gender/race; only race is used, its gender was unreliable in the issue's measurement). Classes as
    * the model was trained: `white`, `black`, `asian`, `indian`, `other`; probabilities sum to 1.
    */
-  async race(face: DetectedFace): Promise<{ dominant_race: string; races: Record<string, number> }> {
+  async race(face: DetectedFace): Promise<{ dominant_race: RaceClass; races: Record<RaceClass, number> }> {
     const { tf } = this.m;
     const gear = await loadGear();
     const crop = this.squareCrop(face, 1.2);
@@ -262,7 +264,7 @@ export class FaceImage {
       t.o = gear.execute(t.r, 'race_output');
       const p = Array.from((await t.o.data()) as Float32Array);
       const sum = p.reduce((a, b) => a + b, 0) || 1;
-      const races = Object.fromEntries(RACE_CLASSES.map((k, i) => [k, Math.round((p[i]! / sum) * 10000) / 10000]));
+      const races = Object.fromEntries(RACE_CLASSES.map((k, i) => [k, Math.round((p[i]! / sum) * 10000) / 10000])) as Record<RaceClass, number>;
       const dominant = RACE_CLASSES.reduce((a, b) => (races[b]! > races[a]! ? b : a));
       return { dominant_race: dominant, races };
     } finally { tf.dispose(Object.values(t)); }
