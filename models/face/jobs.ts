@@ -143,7 +143,8 @@ export const handlers = {
     const fi = await FaceImage.from(img);
     try {
       const min = input.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
-      const all = await fi.detect(min);
+      // detect lists every face: SSD's better recall is worth its cost here
+      const all = await fi.detect(min, 'ssd');
       const faces = all.filter((f) => Math.min(f.box.w, f.box.h) >= MIN_FACE_SIDE);
       if (all.length === 0) {
         throw faceError('no_face_detected', `No face detected in ${name}`, { image: name, suggestions: [...NO_FACE_SUGGESTIONS] });
