@@ -7,10 +7,10 @@
  * - `depth_analysis`: Human's `liveness` CNN (32x32 crop): a single RGB image has no depth channel,
  *   this model scores the cues a flat presentation leaves (flat shading, no parallax-consistent
  *   background); it measures no depth directly;
- * - `motion_analysis`: a single still image carries no motion. The field reports the score of the
- *   replay-artefact signal below (1 - {@link screenArtefactScore}), the artefacts a filmed display or a
- *   halftone print leave in one frame: periodic pixel-grid / moire peaks and scan-line banding in the
- *   frequency spectrum.
+ * - `motion_analysis`: a single still image carries no motion. The field reports the recapture signal
+ *   below (1 - {@link screenArtefactScore}): the traces a filmed display or a photographed print leave
+ *   in one frame, periodic pixel-grid / moire peaks in the frequency spectrum and the loss of fine
+ *   (high-frequency) detail.
  * `anti_spoofing_score` = weighted mean of the three ({@link LIVENESS_WEIGHTS}); `is_live` =
  * score >= threshold; `confidence` = |score - threshold| scaled to 0.5-1 (confidence in the decision).
  */
@@ -34,8 +34,12 @@ export interface LivenessResult {
   checks: { texture_analysis: number; depth_analysis: number; motion_analysis: number };
 }
 
-/** Weights of the three checks in `anti_spoofing_score` (see docs/face.md, "Liveness", for the measurement). */
-export const LIVENESS_WEIGHTS = { texture: 0.4, depth: 0.2, motion: 0.4 } as const;
+/**
+ * Weights of the three checks in `anti_spoofing_score`. On the seven `faces/antispoofing` samples the
+ * two CNNs did not separate live from attack (P(live > spoof) 0.17 and 0.58) while the recapture signal
+ * did, so it carries most of the weight (docs/face.md, "Liveness").
+ */
+export const LIVENESS_WEIGHTS = { texture: 0.25, depth: 0.15, motion: 0.6 } as const;
 
 /** Combines the signals into the spec's liveness result at `threshold` (0-1). */
 export function livenessDecision(s: LivenessSignals, threshold = 0.5): LivenessResult {
@@ -156,20 +160,32 @@ export function spectrumFeatures(g: Float64Array, n: number): SpectrumFeatures {
 /** Side of the native-resolution patch analysed (power of two). */
 export const SCREEN_PATCH = 128;
 
-/** Logistic mapping of the peak ratio to 0-1: centre and slope (see docs/face.md, "Liveness"). */
-export const SCREEN_PEAK_MAP = { centre: 1.3, slope: 0.15 } as const;
+/**
+ * Logistic mapping of the FFT peak ratio (log10) to 0-1. Centre between the live/print images
+ * (0.60-0.71) and the screen replay (1.06) of `faces/antispoofing` (docs/face.md, "Liveness").
+ */
+export const SCREEN_PEAK_MAP = { centre: 0.9, slope: 0.05 } as const;
+/**
+ * Logistic mapping of log10(high-frequency share) to a recapture score (lower share = more likely a
+ * recaptured print or screen, which loses fine detail). Centre log10(0.0008): between the live images
+ * (0.0009-0.017) and three of the four attacks (0.0003-0.0004) of `faces/antispoofing`.
+ */
+export const SCREEN_HF_MAP = { centre: Math.log10(0.0008), slope: 0.12 } as const;
 
 /**
- * Screen / print artefact score 0-1 of the face region: the luma of a native-resolution (not
- * resampled, so moire and pixel-grid frequencies survive) square patch centred on the face box, side
- * {@link SCREEN_PATCH} (or the largest power of two inside the box), through {@link spectrumFeatures},
- * mapped by {@link SCREEN_PEAK_MAP}.
+ * Screen / print (recapture) artefact score 0-1 of the face region: the luma of a native-resolution
+ * (not resampled, so moire and pixel-grid frequencies survive) square patch centred on the face box,
+ * side {@link SCREEN_PATCH} (or the largest power of two inside the box), through
+ * {@link spectrumFeatures}; the larger of the periodic-peak score ({@link SCREEN_PEAK_MAP}) and the
+ * missing-detail score ({@link SCREEN_HF_MAP}).
  */
 export function screenArtefactScore(
   rgb: Uint8Array, width: number, height: number, box: { x: number; y: number; w: number; h: number },
 ): number {
   const f = screenFeatures(rgb, width, height, box);
-  return 1 / (1 + Math.exp(-(f.peak - SCREEN_PEAK_MAP.centre) / SCREEN_PEAK_MAP.slope));
+  const peak = 1 / (1 + Math.exp(-(f.peak - SCREEN_PEAK_MAP.centre) / SCREEN_PEAK_MAP.slope));
+  const hf = 1 / (1 + Math.exp((Math.log10(Math.max(1e-9, f.highFreq)) - SCREEN_HF_MAP.centre) / SCREEN_HF_MAP.slope));
+  return Math.max(peak, hf);
 }
 
 /** The raw {@link SpectrumFeatures} behind {@link screenArtefactScore}. */

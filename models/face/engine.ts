@@ -39,11 +39,15 @@ export interface DetectedFace {
 /** Longer side (px) of the copy detection runs on; larger images are scaled down for detection only. */
 export const DETECTION_MAX_SIDE = 1024;
 
-/** Detector used when none is named. */
-export const DEFAULT_DETECTOR: DetectorName = (process.env.FACE_DETECTOR === 'tiny' ? 'tiny' : 'ssd');
+/** Detector used when none is named (env `FACE_DETECTOR`: `auto` default, `ssd`, `tiny`). */
+export const DEFAULT_DETECTOR: DetectorName =
+  process.env.FACE_DETECTOR === 'tiny' ? 'tiny' : process.env.FACE_DETECTOR === 'ssd' ? 'ssd' : 'auto';
 
-/** Which detector to use. `ssd`: SSD MobileNet v1 (default); `tiny`: Tiny Face Detector (faster, misses small faces). */
-export type DetectorName = 'ssd' | 'tiny';
+/**
+ * Which detector to use. `ssd`: SSD MobileNet v1 (best recall, about 4x slower); `tiny`: Tiny Face
+ * Detector at 416 px (fast, misses more); `auto`: tiny first, SSD when tiny finds nothing.
+ */
+export type DetectorName = 'ssd' | 'tiny' | 'auto';
 
 /** Age, gender and emotion estimates for one face. */
 export interface FaceAttributes {
@@ -64,6 +68,8 @@ let gearModel: Promise<Any> | null = null;
 
 /** Race classes of Human's GEAR model, in output order. */
 export const RACE_CLASSES = ['white', 'black', 'asian', 'indian', 'other'] as const;
+/** One of {@link RACE_CLASSES}. */
+export type RaceClass = (typeof RACE_CLASSES)[number];
 
 function loadGear(): Promise<Any> {
   gearModel ??= loadTf().then((tf) => tf.loadGraphModel(fileHandler(path.join(humanModelsDir(), 'gear.json'))));
@@ -146,7 +152,8 @@ export class FaceImage {
    * @param minConfidence detector score cut-off 0-1
    */
   async detect(minConfidence = 0.5, detector: DetectorName = DEFAULT_DETECTOR): Promise<DetectedFace[]> {
-    let faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, detector);
+    let faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, detector === 'auto' ? 'tiny' : detector);
+    if (faces.length === 0 && detector === 'auto') faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, 'ssd');
     if (faces.length === 0) {
       // Tight crops (a face filling the frame, e.g. a 150x150 ID-style crop) defeat the detectors'
       // priors: retry once on the image framed by a grey border of half its size on each side.
@@ -154,12 +161,12 @@ export class FaceImage {
       const h = this.detTensor.shape[0], w = this.detTensor.shape[1];
       const pad = Math.round(Math.max(h, w) / 2);
       const padded = tf.pad(this.detTensor, [[pad, pad], [pad, pad], [0, 0]], 128);
-      try { faces = await this.detectOn(padded, this.detScale, pad, minConfidence, detector); } finally { tf.dispose(padded); }
+      try { faces = await this.detectOn(padded, this.detScale, pad, minConfidence, detector === 'auto' ? 'ssd' : detector); } finally { tf.dispose(padded); }
     }
     return faces;
   }
 
-  private async detectOn(t: Any, scale: number, pad: number, minConfidence: number, detector: DetectorName): Promise<DetectedFace[]> {
+  private async detectOn(t: Any, scale: number, pad: number, minConfidence: number, detector: 'ssd' | 'tiny'): Promise<DetectedFace[]> {
     const { faceapi } = this.m;
     const opts = detector === 'tiny'
       ? new faceapi.TinyFaceDetectorOptions({ inputSize: 416, scoreThreshold: minConfidence })
@@ -248,7 +255,7 @@ export class FaceImage {
    * age/gender/race; only race is used, its gender was unreliable in the issue's measurement). Classes as
    * the model was trained: `white`, `black`, `asian`, `indian`, `other`; probabilities sum to 1.
    */
-  async race(face: DetectedFace): Promise<{ dominant_race: string; races: Record<string, number> }> {
+  async race(face: DetectedFace): Promise<{ dominant_race: RaceClass; races: Record<RaceClass, number> }> {
     const { tf } = this.m;
     const gear = await loadGear();
     const crop = this.squareCrop(face, 1.2);
@@ -262,7 +269,7 @@ export class FaceImage {
       t.o = gear.execute(t.r, 'race_output');
       const p = Array.from((await t.o.data()) as Float32Array);
       const sum = p.reduce((a, b) => a + b, 0) || 1;
-      const races = Object.fromEntries(RACE_CLASSES.map((k, i) => [k, Math.round((p[i]! / sum) * 10000) / 10000]));
+      const races = Object.fromEntries(RACE_CLASSES.map((k, i) => [k, Math.round((p[i]! / sum) * 10000) / 10000])) as Record<RaceClass, number>;
       const dominant = RACE_CLASSES.reduce((a, b) => (races[b]! > races[a]! ? b : a));
       return { dominant_race: dominant, races };
     } finally { tf.dispose(Object.values(t)); }

@@ -19,7 +19,7 @@ import { compareDescriptors, type VerifyDecision } from '../../domain/face/verif
 import { livenessDecision, screenArtefactScore, type LivenessResult } from '../../domain/face/liveness.ts';
 import { landmarksFrom5, landmarksFrom68, type LandmarkSet } from '../../domain/face/landmarks.ts';
 import { decodeImage } from './image.ts';
-import { FaceImage, type Box, type DetectedFace } from './engine.ts';
+import { FaceImage, type Box, type DetectedFace, type FaceAttributes, type RaceClass } from './engine.ts';
 import type { Point } from './align.ts';
 
 /** Default detector score cut-off when the caller gives none. */
@@ -56,8 +56,8 @@ export interface VerifyJobOutput extends VerifyDecision { face1_detected: boolea
 export interface AnalyzeJobOutput {
   age?: number;
   gender?: { prediction: string; confidence: number };
-  emotion?: { dominant_emotion: string; emotions: Record<string, number> };
-  race?: { dominant_race: string; races: Record<string, number> };
+  emotion?: { dominant_emotion: string; emotions: FaceAttributes['emotions'] };
+  race?: { dominant_race: string; races: Record<RaceClass, number> };
   region: Box;
 }
 
@@ -143,7 +143,8 @@ export const handlers = {
     const fi = await FaceImage.from(img);
     try {
       const min = input.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
-      const all = await fi.detect(min);
+      // detect lists every face: SSD's better recall is worth its cost here
+      const all = await fi.detect(min, 'ssd');
       const faces = all.filter((f) => Math.min(f.box.w, f.box.h) >= MIN_FACE_SIDE);
       if (all.length === 0) {
         throw faceError('no_face_detected', `No face detected in ${name}`, { image: name, suggestions: [...NO_FACE_SUGGESTIONS] });
@@ -181,7 +182,11 @@ export const handlers = {
         if (want.has('age')) out.age = Math.round(at.age);
         if (want.has('gender')) out.gender = { prediction: at.gender.prediction === 'male' ? 'Man' : 'Woman', confidence: round(at.gender.confidence) };
         if (want.has('emotion')) {
-          const emotions = Object.fromEntries(Object.entries(at.emotions).map(([k, v]) => [k, round(v)]));
+          const e = at.emotions;
+          const emotions = {
+            happy: round(e.happy), neutral: round(e.neutral), surprise: round(e.surprise), sad: round(e.sad),
+            angry: round(e.angry), disgust: round(e.disgust), fear: round(e.fear),
+          };
           const dominant = Object.entries(at.emotions).reduce((a, b) => (b[1] > a[1] ? b : a))[0];
           out.emotion = { dominant_emotion: dominant, emotions };
         }
