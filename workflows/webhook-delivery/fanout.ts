@@ -75,6 +75,8 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
         };
         await engine.start(WEBHOOK_DELIVERY_WORKFLOW, start.deliveryId, start);
       }
+      // Yield to the event loop between events, so a burst of fan-out does not starve running deliveries.
+      await new Promise<void>((r) => setImmediate(r));
     }
     const last = batch.at(-1);
     if (last) await readModels.setCheckpoint(FANOUT_CHECKPOINT, last.globalPosition);

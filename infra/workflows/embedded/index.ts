@@ -153,7 +153,9 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     markDone: db.prepare(
       "UPDATE wf_activities SET status = 'done', finished_at = ? WHERE workflow_id = ? AND activity_id = ? AND status = 'running'",
     ),
-    dropPendingOf: db.prepare("DELETE FROM wf_activities WHERE workflow_id = ? AND status = 'pending'"),
+    // A finished workflow needs no activity records (its inputs are ignored). Primary-key prefix only:
+    // letting SQLite pick the status index here would scan every pending row of every workflow.
+    dropActivitiesOf: db.prepare('DELETE FROM wf_activities WHERE workflow_id = ?'),
     pendingActivities: db.prepare<[], ActivityRow>(
       "SELECT workflow_id, activity_id, name, input, conc_key, conc_limit FROM wf_activities WHERE status = 'pending' ORDER BY seq",
     ),
@@ -203,7 +205,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     q.updateWf.run(done ? 'completed' : 'running', t.state === undefined ? null : JSON.stringify(t.state), now, workflowId);
     if (done) {
       q.deleteTimersOf.run(workflowId);
-      q.dropPendingOf.run(workflowId);
+      q.dropActivitiesOf.run(workflowId);
       return [];
     }
     return recordEffects(workflowId, t.effects);
