@@ -264,4 +264,21 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
     await expect(svc.deliveries('t1', ep.id, { page: 1, per_page: 5 })).rejects.toMatchObject({ code: 'endpoint_not_found' });
     expect(stack.engine.stats().workflowsRunning).toBe(0);
   });
+
+  it('a rebuilt fan-out checkpoint neither re-sends deliveries nor sends history older than the endpoint', async () => {
+    await stack.publish('t1', 'face.verified', { before: true });
+    await stack.settle();
+    const ep = await stack.runtime.service.create('t1', { url: `${rx.origin}/replay`, events: ['face.verified'] });
+    await stack.publish('t1', 'face.verified', { after: true });
+    await stack.settle();
+    expect(byPath('/replay')).toHaveLength(1);
+    // Lose the fan-out checkpoint (e.g. read models rebuilt) and restart: everything is read again.
+    await stack.readModels.setCheckpoint('webhook-fanout', 0);
+    await stack.close();
+    stack = await openWebhookStack(dir, clock, config());
+    await stack.settle();
+    expect(byPath('/replay')).toHaveLength(1);
+    expect(JSON.parse(byPath('/replay')[0]!.body.toString()).data).toEqual({ after: true });
+    expect((await stack.runtime.service.deliveries('t1', ep.id, { page: 1, per_page: 5 })).pagination.total).toBe(1);
+  });
 });

@@ -53,7 +53,9 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
         eps = await endpoints.find({ tenant_id: tenantId, active: true });
         byTenant.set(tenantId, eps);
       }
-      const subscribed = eps.filter((ep) => ep.events.includes(e.type));
+      // Only events logged after the endpoint was created: a new endpoint, or a rebuilt read model, never
+      // receives the tenant's history.
+      const subscribed = eps.filter((ep) => ep.events.includes(e.type) && e.globalPosition > (ep.created_position ?? 0));
       if (subscribed.length === 0) continue;
       const body = serializeDeliveryBody({
         id: e.eventId,
