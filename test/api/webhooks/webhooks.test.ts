@@ -70,6 +70,17 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect(body.data.events).toContainEqual({ name: 'face.verified', description: 'Face verification completed.', category: 'face' });
   });
 
+  it('documents every webhook route in the OpenAPI document', async () => {
+    const res = await s.fetch('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/v1/webhooks/endpoints'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/webhooks/endpoints/{endpoint_id}'] ?? {}).sort()).toEqual(['delete', 'put']);
+    expect(doc.paths['/v1/webhooks/endpoints/{endpoint_id}/test']?.post).toBeDefined();
+    expect(doc.paths['/v1/webhooks/endpoints/{endpoint_id}/deliveries']?.get).toBeDefined();
+    expect(doc.paths['/v1/webhooks/events']?.get).toBeDefined();
+  });
+
   it('creates an endpoint, returns the secret once and keeps it only encrypted', async () => {
     const r = await create({ url: `${rx.origin}/create`, events: ['face.verified'], description: 'main' });
     expect(r.status).toBe(201);
