@@ -96,6 +96,31 @@ function dateIn(s: string): string {
   return m ? m[0].replace(/\s+/g, ' ').trim() : '';
 }
 
+const ZIP_RE = /C\.?\s*P\.?\s*:?\s*(\d{5})/;
+
+/**
+ * The holder's name and address rows: the row holding the postal code (`C.P. 00000`) and the rows
+ * directly above it, left-aligned with it and contiguous (gap < 1.2 line heights), up to a labelled row.
+ * The first row is the holder's name unless a NOMBRE/TITULAR label gives it. [] when no postal code is found.
+ */
+export function billAddressBlock(lines: readonly OcrLine[]): OcrLine[] {
+  const zipIdx = lines.findIndex((l) => ZIP_RE.test(foldAccents(l.text)));
+  if (zipIdx < 0) return [];
+  const zipLine = lines[zipIdx]!;
+  const h = zipLine.box.h;
+  const block: OcrLine[] = [zipLine];
+  let top = zipLine;
+  for (let guard = 0; guard < 8; guard++) {
+    const prev = lines
+      .filter((l) => !block.includes(l) && l.box.y < top.box.y && Math.abs(l.box.x - zipLine.box.x) < 2 * h && top.box.y - (l.box.y + l.box.h) < 1.2 * h)
+      .sort((a, b) => b.box.y - a.box.y)[0];
+    if (!prev || ALL_LABELS.some((lb) => compact(prev.text).startsWith(compact(lb)))) break;
+    block.unshift(prev);
+    top = prev;
+  }
+  return block;
+}
+
 /**
  * Reads the bill fields.
  * @param type requested type (the result's `type`)
@@ -111,28 +136,14 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
   const guessed = guessBillType(lines);
   if (guessed && guessed !== type) throw new OcrError('wrong_document_type', `The image looks like a ${guessed.replace('_', ' ')}, not a ${type.replace('_', ' ')}.`);
 
-  // Address block: the rows from the one after the holder's name down to the row with the postal code.
-  const zipIdx = lines.findIndex((l) => /C\.?\s*P\.?\s*:?\s*\d{5}/i.test(foldAccents(l.text)));
-  const zipCode = zipIdx >= 0 ? foldAccents(lines[zipIdx]!.text).match(/C\.?\s*P\.?\s*:?\s*(\d{5})/)![1]! : '';
-
+  const zipIdx = lines.findIndex((l) => ZIP_RE.test(foldAccents(l.text)));
+  const zipCode = zipIdx >= 0 ? foldAccents(lines[zipIdx]!.text).match(ZIP_RE)![1]! : '';
   let name = '';
   const nameV = valueOf(lines, BILL_LABELS.name);
   if (nameV.values[0]) name = nameV.values[0];
   let fullAddress = '';
-  if (zipIdx >= 0) {
-    const zipLine = lines[zipIdx]!;
-    const h = zipLine.box.h;
-    // Rows above the postal-code row, aligned to its left edge, contiguous (gap < 2.2 line heights).
-    const block: OcrLine[] = [zipLine];
-    let top = zipLine;
-    for (;;) {
-      const prev = lines
-        .filter((l) => !block.includes(l) && l.box.y < top.box.y && Math.abs(l.box.x - zipLine.box.x) < 2 * h && top.box.y - (l.box.y + l.box.h) < 1.2 * h)
-        .sort((a, b) => b.box.y - a.box.y)[0];
-      if (!prev || ALL_LABELS.some((lb) => containsLabel(prev.text, lb) && compact(prev.text).startsWith(compact(lb)))) break;
-      block.unshift(prev);
-      top = prev;
-    }
+  const block = billAddressBlock(lines);
+  if (block.length) {
     if (!name && block.length >= 2) name = block.shift()!.text;
     else if (name && block.length && compact(block[0]!.text) === compact(name)) block.shift();
     fullAddress = block.map((l) => l.text.trim()).join(', ');

@@ -37,6 +37,8 @@ export interface ReadOptions {
   detMaxSide?: number;
   /** Skip boxes whose height in source pixels is below this. Default 6. */
   minBoxHeight?: number;
+  /** Recognise only the boxes this predicate keeps (detection still sees all); e.g. MRZ-shaped boxes. */
+  filter?: (quad: Quad, all: readonly Quad[]) => boolean;
 }
 
 /** Detector + recogniser pair. Create once per worker with {@link PaddleOcr.load}. */
@@ -69,7 +71,11 @@ export class PaddleOcr {
   async read(img: RgbImage, options: ReadOptions = {}): Promise<TextLine[]> {
     const quads = await this.detect(img, options.detMaxSide ?? 960);
     const minH = options.minBoxHeight ?? 6;
-    const kept = quads.filter((q) => dist(q[0], q[3]) >= minH && dist(q[0], q[1]) >= minH);
+    let kept = quads.filter((q) => dist(q[0], q[3]) >= minH && dist(q[0], q[1]) >= minH);
+    if (options.filter) {
+      const all = kept;
+      kept = all.filter((q) => options.filter!(q, all));
+    }
     const texts = await this.recognize(img, kept);
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
