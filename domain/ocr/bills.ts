@@ -89,11 +89,31 @@ function money(s: string): string {
 }
 
 const MONTHS = 'ENE|FEB|MAR|ABR|MAY|JUN|JUL|AGO|SEP|SEPT|OCT|NOV|DIC';
-const DATE_RE = new RegExp(`\\d{1,2}\\s*(?:/|-|\\s)\\s*(?:\\d{1,2}|${MONTHS})[A-Z]*\\s*(?:/|-|\\s)\\s*\\d{2,4}`);
+const DATE_NUM = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{2,4})/;
+const DATE_TXT = new RegExp(`(\\d{1,2})\\s*[/.-]?\\s*(${MONTHS})[A-Z]*\\.?\\s*[/.-]?\\s*(\\d{4}|\\d{2})`);
 
-function dateIn(s: string): string {
-  const m = foldAccents(s).match(DATE_RE);
-  return m ? m[0].replace(/\s+/g, ' ').trim() : '';
+/**
+ * First date in `s`, normalised: `DD MMM YY` for month-name dates (as bills print them, spaces restored
+ * when OCR glued them), `DD/MM/YYYY` for numeric ones. '' when none.
+ */
+export function dateIn(s: string): string {
+  const t = foldAccents(s).replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0');
+  const a = DATE_TXT.exec(t);
+  const b = DATE_NUM.exec(t);
+  if (a && (!b || a.index <= b.index)) return `${a[1]!.padStart(2, '0')} ${a[2]} ${a[3]}`;
+  if (b) return `${b[1]!.padStart(2, '0')}/${b[2]!.padStart(2, '0')}/${b[3]}`;
+  return '';
+}
+
+/** A billing period `date - date` normalised with {@link dateIn}; the raw text when it holds no two dates. */
+export function periodIn(s: string): string {
+  const parts = foldAccents(s).split(/\s*(?:-|–|AL|A)\s*(?=\d)/);
+  if (parts.length >= 2) {
+    const a = dateIn(parts[0]!);
+    const b = dateIn(parts.slice(1).join(' '));
+    if (a && b) return `${a} - ${b}`;
+  }
+  return s.replace(/\s+/g, ' ').trim();
 }
 
 const ZIP_RE = /C\.?\s*P\.?\s*:?\s*(\d{5})/;
@@ -158,7 +178,7 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
   const billN = valueOf(lines, BILL_LABELS.billNumber).values.map((v) => v.replace(/\s+/g, '').replace(/[^A-Z0-9-]/gi, ''))[0] ?? '';
 
   const periodV = valueOf(lines, BILL_LABELS.billingPeriod).values;
-  const billingPeriod = (periodV.find((v) => dateIn(v)) ?? periodV[0] ?? '').replace(/\s+/g, ' ').trim();
+  const billingPeriod = periodIn(periodV.find((v) => dateIn(v)) ?? periodV[0] ?? '');
 
   let totalPayment = '';
   for (const v of valueOf(lines, BILL_LABELS.totalPayment).values) if (!totalPayment) totalPayment = money(v);

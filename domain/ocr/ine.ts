@@ -201,10 +201,20 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
   return { streetAndNumber: street.trim(), colony, zipCode: zip, city: city.replace(/\.+$/, '').trim(), state };
 }
 
+/** Maps glyphs the recogniser's CJK dictionary produces for MRZ characters (`×` for X, `《`/`く` for `<`) and keeps `[A-Z0-9<]`. */
+export function mrzChars(text: string): string {
+  return text
+    .toUpperCase()
+    .replace(/\s+/g, '')
+    .replace(/[×✕Ⅹ]/g, 'X')
+    .replace(/[«‹＜〈《くᐸ(\[{]/g, '<')
+    .replace(/[^A-Z0-9<]/g, '');
+}
+
 /** Finds the three MRZ rows of an INE back (30 characters, first starting `ID`) among OCR lines; [] if none. */
 export function findTd1Lines(lines: readonly OcrLine[]): string[] {
   const cand = lines
-    .map((l) => ({ l, t: l.text.toUpperCase().replace(/\s+/g, '').replace(/[«‹＜〈(\[{]/g, '<').replace(/[^A-Z0-9<]/g, '') }))
+    .map((l) => ({ l, t: mrzChars(l.text) }))
     .filter((x) => x.t.length >= 25 && x.t.length <= 34 && (x.t.includes('<') || /^[I1]D/.test(x.t)));
   const start = cand.findIndex((x) => /^[I1][DO0]/.test(x.t));
   if (start < 0) return [];
@@ -215,7 +225,7 @@ export function findTd1Lines(lines: readonly OcrLine[]): string[] {
 /** Finds the two TD3 rows (44 characters, first starting `P`) of a passport data page; [] if none. */
 export function findTd3Lines(lines: readonly OcrLine[]): string[] {
   const cand = lines
-    .map((l) => l.text.toUpperCase().replace(/\s+/g, '').replace(/[«‹＜〈(\[{]/g, '<').replace(/[^A-Z0-9<]/g, ''))
+    .map((l) => mrzChars(l.text))
     .filter((t) => t.length >= 38 && t.length <= 50 && t.includes('<'));
   const start = cand.findIndex((t) => /^P[A-Z<]/.test(t));
   if (start < 0 || start + 1 >= cand.length) return [];

@@ -5,7 +5,7 @@
  */
 import { validateCurp } from '../curp/validate.ts';
 import { parseMrz, type MrzParseResult } from '../mrz/index.ts';
-import { findLabel, valueCandidates } from './layout.ts';
+import { below, findLabel, valueCandidates } from './layout.ts';
 import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
@@ -26,6 +26,21 @@ function cleanName(s: string): string {
   return s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim();
 }
 
+const SURNAME_LABELS = ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME'];
+const GIVEN_LABELS = ['NOMBRES', 'NOMBRESGIVENNAMES', 'GIVEN NAMES'];
+
+/** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
+export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
+  const out: OcrLine[] = [];
+  for (const labels of [SURNAME_LABELS, GIVEN_LABELS]) {
+    const hit = findLabel(lines, labels);
+    if (!hit) continue;
+    const b = below(lines, hit);
+    if (b) out.push(b);
+  }
+  return out;
+}
+
 /**
  * Builds the passport identity result.
  * @throws OcrError `wrong_document_type` when no TD3 MRZ is found (with a hint when it is an INE or a bill)
@@ -42,8 +57,8 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
   const curp = findCurp(lines);
 
   // Visual zone surnames ("Apellidos / Surname") and given names ("Nombres / Given names").
-  const surnHit = findLabel(lines, ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME']);
-  const givenHit = findLabel(lines, ['NOMBRES', 'NOMBRESGIVENNAMES', 'GIVEN NAMES']);
+  const surnHit = findLabel(lines, SURNAME_LABELS);
+  const givenHit = findLabel(lines, GIVEN_LABELS);
   const vizSurnames = surnHit ? cleanName(valueCandidates(lines, surnHit).find((v) => cleanName(v).length > 1 && !/SURNAME|APELLIDO/.test(compact(v))) ?? '') : '';
   const vizGiven = givenHit ? cleanName(valueCandidates(lines, givenHit).find((v) => cleanName(v).length > 1 && !/NAMES|NOMBRE/.test(compact(v))) ?? '') : '';
 

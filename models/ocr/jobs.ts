@@ -15,7 +15,7 @@ import { parseMrz } from '../../domain/mrz/index.ts';
 import { colourfulness, errorLevelAnalysis, facePresence, moireScore } from './forensics.ts';
 import { BLUR_THRESHOLD } from './intake.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { readBill, readIneFront, readPage, type ReadPage } from './pipeline.ts';
+import { readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
 
 /** Input of `ocr.extractId`. */
 export interface ExtractIdInput {
@@ -46,7 +46,7 @@ function coded<T>(p: Promise<T>): Promise<T> {
 async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const t0 = performance.now();
   if (input.documentType === 'passport') {
-    const page = await readPage(input.front);
+    const page = await readPassport(input.front);
     const r = buildPassportResult(page.lines, input.today);
     return { type: 'passport', ...r, engines: [PADDLE_ENGINE], timings: { ...page.timings, totalMs: performance.now() - t0 } };
   }

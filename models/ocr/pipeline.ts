@@ -6,6 +6,7 @@
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { billAddressBlock } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
+import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { intake, type IntakeImage } from './intake.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
@@ -204,6 +205,15 @@ export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
   const page = await readPage(bytes);
   const t = performance.now();
   if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, billAddressBlock(page.lines) as PipelineLine[]);
+  page.timings.tesseractMs = performance.now() - t;
+  return page;
+}
+
+/** Reads a passport data page: page read plus Spanish re-read of the visual-zone name lines. */
+export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
+  const page = await readPage(bytes);
+  const t = performance.now();
+  if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
   page.timings.tesseractMs = performance.now() - t;
   return page;
 }
