@@ -1,0 +1,109 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { randomUUID } from 'node:crypto';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { AppContext } from './context.ts';
+import { registerEdge } from './edge.ts';
+import { ApiError, PlatformErrors, renderError } from './errors.ts';
+import { registerRoutes } from './routes/index.ts';
+
+export type { ApiApp } from './types.ts';
+import type { ApiApp } from './types.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Builds the HTTP edge as a Fastify instance (not listening), so tests can `inject()` or `listen()` it.
+ * `extend` may register extra routes before the app is ready (tests register a priced route this way).
+ */
+export async function buildApp(ctx: AppContext, extend?: (app: ApiApp) => void | Promise<void>): Promise<ApiApp> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+    },
+    trustProxy: false,
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(multipart, {
+    limits: { fileSize: 10 * 1024 * 1024, files: 4, fields: 40, fieldSize: 1024 * 1024, parts: 60 },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sello API',
+        version: '1.0.0',
+        description:
+          'Identity and KYC API for Mexico. Authenticate with `Authorization: Bearer sk_live_…` (or `sk_test_…`). ' +
+          'Every response carries the billing headers X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Tier, ' +
+          'X-RateLimit-Billing-Method, X-Credit-Balance, X-Credit-Cost and X-Request-Id. Credits are charged only on 2xx answers.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (sk_live_/sk_test_) or, on e-mail endpoints, a dashboard session JWT' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.addHook('onRoute', (route) => {
+    // Swagger UI's own routes are public like the document itself.
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), auth: false };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  registerEdge(app, ctx);
+
+  app.setErrorHandler((error, request, reply) => {
+    const shape = request.routeOptions.config?.errorShape ?? 'structured';
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else if (hasZodFastifySchemaValidationErrors(error)) {
+      const issues = error.validation.map((v) => ({ path: v.instancePath || '', message: v.message }));
+      const first = issues[0];
+      apiError = PlatformErrors.validation(`Invalid request${first ? `: ${first.path ? `${first.path.replace(/^\//, '')} ` : ''}${first.message}` : ''}`.trim(), issues);
+    } else {
+      const e = error as { statusCode?: number; code?: string; message?: string };
+      const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+      if (status >= 500) {
+        request.log.error({ err: error }, 'unhandled error');
+        apiError = PlatformErrors.internal();
+      } else if (status === 413 || e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.code === 'FST_REQ_FILE_TOO_LARGE') {
+        apiError = new ApiError(413, 'payload_too_large', 'Request body too large');
+      } else if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        apiError = new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type');
+      } else {
+        apiError = new ApiError(status, 'invalid_request', e.message ?? 'Invalid request');
+      }
+    }
+    if (apiError.headers) for (const [k, v] of Object.entries(apiError.headers)) reply.header(k, v);
+    reply.status(apiError.status).send(renderError(apiError, shape));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const e = PlatformErrors.notFound(request.method, request.url.split('?')[0]!);
+    reply.status(404).send(renderError(e, 'structured'));
+  });
+
+  app.get(
+    '/openapi.json',
+    { config: { auth: false }, schema: { hide: true } },
+    async () => app.swagger(),
+  );
+
+  await registerRoutes(app, ctx);
+  if (extend) await extend(app);
+  return app;
+}

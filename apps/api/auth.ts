@@ -1,0 +1,88 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { jwtVerify } from 'jose';
+import type { FastifyRequest } from 'fastify';
+import { API_KEY_PATTERN, hashApiKey, hashesEqual, type Permission } from '../../domain/tenancy/api-key.ts';
+import type { Tenant } from '../../domain/tenancy/tenancy.ts';
+import type { Config } from './config.ts';
+import { PlatformErrors } from './errors.ts';
+import type { TenancyView } from './tenancy-view.ts';
+
+/** Who is calling: set on `request.auth` by the authentication hook. */
+export interface AuthContext {
+  tenantId: string;
+  tenant: Tenant;
+  /** Null for a dashboard JWT. */
+  keyId: string | null;
+  permissions: readonly Permission[];
+  /** A `sk_test_` key. */
+  test: boolean;
+  via: 'api_key' | 'jwt';
+}
+
+export interface AuthRequirement {
+  permission: Permission;
+  /** Also accept a dashboard session JWT (email endpoints; spec, Authentication 3). */
+  jwt?: boolean;
+}
+
+/**
+ * Authenticates `Authorization: Bearer <credential>`: an API key (looked up by its SHA-256, compared
+ * in constant time, must not be revoked) or, where the route allows it, a dashboard JWT (HS256 with
+ * `JWT_SECRET` or EdDSA with `JWT_PUBLIC_KEY`) whose `tenant_id` (or `sub`) names the tenant.
+ * @throws ApiError 401 for missing/invalid/revoked/expired credentials, 403 for a missing permission.
+ */
+export class Authenticator {
+  private readonly hsKey: Uint8Array | null;
+  private readonly edKey: KeyObject | null;
+
+  constructor(
+    private readonly view: TenancyView,
+    config: Pick<Config, 'JWT_SECRET' | 'JWT_PUBLIC_KEY'>,
+  ) {
+    this.hsKey = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : null;
+    this.edKey = config.JWT_PUBLIC_KEY ? createPublicKey(config.JWT_PUBLIC_KEY) : null;
+  }
+
+  async authenticate(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
+    const header = request.headers.authorization;
+    if (!header) throw PlatformErrors.missingCredentials();
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw PlatformErrors.missingCredentials();
+    const credential = m[1]!;
+    const auth = API_KEY_PATTERN.test(credential)
+      ? this.fromApiKey(credential)
+      : requirement.jwt && credential.split('.').length === 3
+        ? await this.fromJwt(credential)
+        : null;
+    if (!auth) throw PlatformErrors.invalidCredentials();
+    if (!auth.permissions.includes(requirement.permission)) throw PlatformErrors.insufficientPermissions(requirement.permission);
+    return auth;
+  }
+
+  private fromApiKey(key: string): AuthContext | null {
+    const hash = hashApiKey(key);
+    const record = this.view.state.keysByHash.get(hash);
+    if (!record || !hashesEqual(record.keyHash, hash) || record.revokedAt) return null;
+    const tenant = this.view.state.tenants.get(record.tenantId);
+    if (!tenant) return null;
+    return { tenantId: tenant.tenantId, tenant, keyId: record.keyId, permissions: record.permissions, test: record.test, via: 'api_key' };
+  }
+
+  private async fromJwt(token: string): Promise<AuthContext | null> {
+    const keys: Array<[Uint8Array | KeyObject, string]> = [];
+    if (this.hsKey) keys.push([this.hsKey, 'HS256']);
+    if (this.edKey) keys.push([this.edKey, 'EdDSA']);
+    for (const [key, alg] of keys) {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: [alg], requiredClaims: ['exp'] });
+        const tenantId = typeof payload.tenant_id === 'string' ? payload.tenant_id : typeof payload.sub === 'string' ? payload.sub : null;
+        const tenant = tenantId ? this.view.state.tenants.get(tenantId) : undefined;
+        if (!tenant) return null;
+        return { tenantId: tenant.tenantId, tenant, keyId: null, permissions: ['read'], test: false, via: 'jwt' };
+      } catch {
+        // try the next algorithm
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,221 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiApp } from './types.ts';
+import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
+import { PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
+import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { usageStream } from '../../domain/usage/usage.ts';
+import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
+import type { AppContext } from './context.ts';
+import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
+import { ConcurrencyLimiter, SlidingWindowLimiter } from './rate-limiter.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Authentication requirement; `false` for public routes (OpenAPI, docs). Default: `read`. */
+    auth?: AuthRequirement | false;
+    /** Credits charged on a 2xx answer (spec, Limits). */
+    billing?: { cost: number };
+    /** Rate class (spec, Limits): heavy = 50%, light = 2x the plan's per-minute limit. Default standard. */
+    rateClass?: RateClass;
+    /** Error body shape of the route's group (spec, Errors). Default structured. */
+    errorShape?: ErrorShape;
+  }
+  interface FastifyRequest {
+    auth?: AuthContext;
+    edge: EdgeState;
+  }
+}
+
+/** Per-request bookkeeping of the edge hooks. */
+export interface EdgeState {
+  startedAt: bigint;
+  concurrencyKey: string | null;
+  reservationId: string | null;
+  cost: number;
+  charged: number;
+  /** The call was refused for insufficient credits. */
+  insufficient: boolean;
+  responseSize: number;
+}
+
+/**
+ * The billed, limited, audited HTTP edge as Fastify hooks:
+ * - onRequest: authenticate (401/403), per-minute rate limit per class (429 + Retry-After), concurrency (429);
+ * - preHandler (after validation): reserve the route's credits (429, or 402 on registry routes);
+ * - onSend: commit the reservation on 2xx, release it otherwise; set the billing headers on every response;
+ * - onResponse: free the concurrency slot; append the usage event.
+ */
+export function registerEdge(app: ApiApp, ctx: AppContext): void {
+  const authenticator = new Authenticator(ctx.tenancy, ctx.config);
+  const rate = new SlidingWindowLimiter();
+  const concurrency = new ConcurrencyLimiter();
+  const lastRateLimitedEvent = new Map<string, number>();
+
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('edge', null as unknown as EdgeState);
+
+  app.addHook('onRequest', async (request) => {
+    request.edge = { startedAt: process.hrtime.bigint(), concurrencyKey: null, reservationId: null, cost: 0, charged: 0, insufficient: false, responseSize: 0 };
+    const config = request.routeOptions.config;
+    if (config.auth === false || request.is404) return;
+    const auth = await authenticator.authenticate(request, config.auth ?? { permission: 'read' });
+    request.auth = auth;
+    const plan = PLANS[auth.tenant.plan];
+    const rateClass = config.rateClass ?? 'standard';
+    const limit = perMinuteLimit(plan, rateClass, auth.tenant.limits);
+    if (limit !== null) {
+      const r = rate.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now());
+      if (!r.allowed) {
+        const now = ctx.clock.now();
+        if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
+          lastRateLimitedEvent.set(auth.tenantId, now);
+          ctx
+            .publishWebhookEvent(auth.tenantId, 'api.rate.limited', { limit, rate_class: rateClass, endpoint: request.routeOptions.url ?? request.url, retry_after: r.retryAfterSeconds }, request.id)
+            .catch((err: unknown) => request.log.error({ err }, 'could not publish api.rate.limited'));
+        }
+        throw PlatformErrors.rateLimited(limit, r.retryAfterSeconds, rateClass);
+      }
+    }
+    const maxConcurrent = concurrencyLimit(plan, auth.tenant.limits);
+    if (!concurrency.tryAcquire(auth.tenantId, maxConcurrent)) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+    request.edge.concurrencyKey = auth.tenantId;
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const cost = request.routeOptions.config.billing?.cost ?? 0;
+    const auth = request.auth;
+    if (!auth || cost <= 0) return;
+    request.edge.cost = cost;
+    const plan = PLANS[auth.tenant.plan];
+    try {
+      request.edge.reservationId = await ctx.credits.reserve(auth.tenantId, cost, plan.monthlyCredits, request.routeOptions.url ?? request.url);
+    } catch (error) {
+      if (!(error instanceof InsufficientCreditsError)) throw error;
+      request.edge.insufficient = true;
+      throw insufficientCredits(request, error, ctx.clock.now());
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const edge = request.edge;
+    if (edge?.reservationId && request.auth) {
+      const success = reply.statusCode >= 200 && reply.statusCode < 300;
+      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
+      edge.reservationId = null;
+      if (success) {
+        edge.charged = edge.cost;
+        await maybeCreditsLow(ctx, request, edge.cost);
+      }
+    }
+    await setBillingHeaders(ctx, request, reply);
+    edge && (edge.responseSize = payloadSize(payload, reply));
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const edge = request.edge;
+    if (!edge) return;
+    if (edge.concurrencyKey) concurrency.release(edge.concurrencyKey);
+    // A reservation still open here means onSend never ran (client went away): never charge it.
+    if (edge.reservationId && request.auth) {
+      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
+    }
+    const data: ApiCallRecorded['data'] = {
+      request_id: request.id,
+      tenant_id: request.auth?.tenantId ?? null,
+      key_id: request.auth?.keyId ?? null,
+      endpoint: request.routeOptions.url ?? request.url.split('?')[0]!,
+      method: request.method,
+      status_code: reply.statusCode,
+      response_time: Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
+      request_size: Number(request.headers['content-length'] ?? 0) || 0,
+      response_size: edge.responseSize,
+      ip_address: request.ip,
+      user_agent: request.headers['user-agent'] ?? null,
+      credits_charged: edge.charged,
+      created_at: new Date(ctx.clock.now()).toISOString(),
+    };
+    ctx.events
+      .append(usageStream(data.tenant_id), [{ type: 'ApiCallRecorded', data, metadata: { tenant_id: data.tenant_id, request_id: request.id } }])
+      .catch((err: unknown) => request.log.error({ err }, 'could not record usage event'));
+  });
+}
+
+function payloadSize(payload: unknown, reply: FastifyReply): number {
+  if (typeof payload === 'string') return Buffer.byteLength(payload);
+  if (Buffer.isBuffer(payload)) return payload.length;
+  const len = Number(reply.getHeader('content-length'));
+  return Number.isFinite(len) ? len : 0;
+}
+
+/** The spec's insufficient-credits answer: 429 general body, 402 body on registry routes. */
+function insufficientCredits(request: FastifyRequest, error: InsufficientCreditsError, nowMs: number): ApiError {
+  const reset = nextResetUnix(nowMs);
+  const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
+  const message = `This call costs ${error.required} credits and ${error.available} are available`;
+  if (request.routeOptions.config.errorShape === 'registry') {
+    return new ApiError(402, 'insufficient_credits', message, undefined, undefined, undefined, {
+      success: false,
+      error: 'Insufficient credits',
+      credits_required: error.required,
+      credits_available: error.available,
+    });
+  }
+  return new ApiError(429, 'insufficient_credits', message, undefined, undefined, { 'Retry-After': String(retryAfter) }, {
+    success: false,
+    error: 'insufficient_credits',
+    message,
+    error_code: 'INSUFFICIENT_CREDITS',
+    details: {
+      credit_cost: error.required,
+      credit_balance: error.available,
+      needs_credits: error.required - error.available,
+      upgrade_message: 'Upgrade your plan or buy credits; purchased credits never expire.',
+      reset_date: new Date(reset * 1000).toISOString(),
+    },
+    retry_after: retryAfter,
+  });
+}
+
+async function setBillingHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const now = ctx.clock.now();
+  const auth = request.auth;
+  reply.header('X-Request-Id', request.id);
+  reply.header('X-RateLimit-Reset', String(nextResetUnix(now)));
+  if (!auth) {
+    reply.header('X-RateLimit-Limit', '0');
+    reply.header('X-RateLimit-Remaining', '0');
+    reply.header('X-RateLimit-Tier', 'none');
+    reply.header('X-RateLimit-Billing-Method', 'credits');
+    reply.header('X-Credit-Balance', '0');
+    reply.header('X-Credit-Cost', '0');
+    return;
+  }
+  const plan = PLANS[auth.tenant.plan];
+  const state = await ctx.credits.state(auth.tenantId);
+  const balance = availableCredits(state, plan.monthlyCredits, now);
+  const balanceText = balance === null ? 'unlimited' : String(balance);
+  const insufficient = request.edge?.insufficient ?? false;
+  reply.header('X-RateLimit-Limit', plan.monthlyCredits === null ? 'unlimited' : String(plan.monthlyCredits));
+  reply.header('X-RateLimit-Remaining', balanceText);
+  reply.header('X-RateLimit-Tier', plan.tier);
+  reply.header('X-RateLimit-Billing-Method', plan.billingMethod);
+  reply.header('X-Credit-Balance', balanceText);
+  // An insufficient-credits answer names what the call would have cost (spec, Limits); otherwise the charge.
+  reply.header('X-Credit-Cost', String(insufficient ? request.edge.cost : (request.edge?.charged ?? 0)));
+}
+
+/** Publishes `user.credits.low` when this charge took the balance under the configured fraction of the allowance. */
+async function maybeCreditsLow(ctx: AppContext, request: FastifyRequest, charged: number): Promise<void> {
+  const auth = request.auth!;
+  const allowance = PLANS[auth.tenant.plan].monthlyCredits;
+  if (allowance === null) return;
+  const threshold = Math.ceil(allowance * ctx.config.CREDITS_LOW_FRACTION);
+  const after = (await ctx.credits.available(auth.tenantId, allowance)) ?? 0;
+  const before = after + charged;
+  if (before >= threshold && after < threshold) {
+    await ctx
+      .publishWebhookEvent(auth.tenantId, 'user.credits.low', { credit_balance: after, threshold, monthly_allowance: allowance, plan: auth.tenant.plan }, request.id)
+      .catch((err: unknown) => request.log.error({ err }, 'could not publish user.credits.low'));
+  }
+}

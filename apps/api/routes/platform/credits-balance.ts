@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { availableCredits, monthlyRemaining } from '../../../../domain/credits/credits.ts';
+import { PLANS, billingPeriod, nextResetUnix } from '../../../../domain/plans/plans.ts';
+import type { ApiApp } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
+
+const Count = z.union([z.number().int(), z.literal('unlimited')]);
+
+export const CreditsBalanceResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    available_credits: Count.describe('Credits that can be spent now: the monthly remainder plus purchased credits ("unlimited" on Enterprise).').meta({ example: 142 }),
+    monthly_allowance: Count.describe('Credits included per month by the plan.').meta({ example: 20 }),
+    monthly_remaining: Count.describe('Monthly allowance left in the current period (spent before purchased credits).'),
+    monthly_used: z.number().int().describe('Monthly-allowance credits spent or reserved in the current period.'),
+    purchased_credits: z.number().int().describe('Purchased credits left; they never expire.'),
+    reserved_credits: z.number().int().describe('Credits held by calls in flight (charged on 2xx, released otherwise).'),
+    total_purchased: z.number().int(),
+    total_used: z.number().int().describe('Credits charged, all time.'),
+    plan: z.enum(['free', 'basic', 'pro', 'enterprise']),
+    billing_method: z.enum(['credits', 'admin_unlimited']),
+    period: z.object({ start: z.string(), end: z.string() }).describe('Current billing period (UTC).'),
+    reset_date: z.string().describe('When the monthly allowance resets (ISO 8601, 00:00 UTC on the 1st).'),
+  }),
+});
+export type CreditsBalanceResponse = z.infer<typeof CreditsBalanceResponse>;
+
+/** `GET /v1/credits/balance`: the tenant's credit balance (spec: returns `available_credits`; the rest is ours). */
+export function registerCreditsBalance(app: ApiApp, ctx: AppContext): void {
+  app.route({
+    method: 'GET',
+    url: '/v1/credits/balance',
+    config: { auth: { permission: 'read' }, rateClass: 'light', errorShape: 'flat' },
+    schema: { tags: ['credits'], summary: 'Credit balance', description: 'Free of charge. Errors use the flat shape.', response: { 200: CreditsBalanceResponse } },
+    handler: async (request) => {
+      const auth = request.auth!;
+      const plan = PLANS[auth.tenant.plan];
+      const now = ctx.clock.now();
+      const state = await ctx.credits.state(auth.tenantId);
+      const available = availableCredits(state, plan.monthlyCredits, now);
+      const remaining = monthlyRemaining(state, plan.monthlyCredits, now);
+      const period = billingPeriod(now);
+      const reset = nextResetUnix(now) * 1000;
+      let reserved = 0;
+      for (const r of state.open.values()) reserved += r.amount;
+      return {
+        success: true as const,
+        data: {
+          available_credits: available ?? ('unlimited' as const),
+          monthly_allowance: plan.monthlyCredits ?? ('unlimited' as const),
+          monthly_remaining: remaining ?? ('unlimited' as const),
+          monthly_used: state.period === period ? state.monthlyUsed : 0,
+          purchased_credits: Math.max(0, state.purchasedBalance),
+          reserved_credits: reserved,
+          total_purchased: state.totalPurchased,
+          total_used: state.totalUsed,
+          plan: plan.name,
+          billing_method: plan.billingMethod,
+          period: { start: `${period}-01T00:00:00.000Z`, end: new Date(reset - 1).toISOString() },
+          reset_date: new Date(reset).toISOString(),
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * Operator CLI (`npm run cli -- <command>`). Prints JSON on stdout; errors go to stderr as JSON with a
+ * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: the
+ * server picks up what the CLI appends within its poll interval (100 ms).
+ *
+ *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
+ *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}
+ *   tenant limits --tenant ID [--rpm N|unlimited|plan] [--concurrency N|unlimited|plan]
+ *   key create --tenant ID --permissions read,write[,admin] [--test] [--name N] -> {"key","key_id"}
+ *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
+ *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
+ *   replay                                                            -> {"events", "projections": {...}}
+ */
+import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../api/config.ts';
+import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-store.ts';
+import { SqliteReadModelStore } from '../../infra/read-models/sqlite/sqlite-read-models.ts';
+import { PostgresReadModelStore } from '../../infra/read-models/postgres/postgres-read-models.ts';
+import { TenancyError, changePlan, createApiKey, createTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
+import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
+import { PLANS } from '../../domain/plans/plans.ts';
+import { tenantStream, type TenantCreated, type TenantPlanChanged } from '../../domain/tenancy/tenancy.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { projections } from '../../projections/index.ts';
+import { createVectorIndex } from '../api/vector-index.ts';
+
+class UsageError extends Error {}
+
+const out = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+};
+
+function limitValue(v: string | undefined): number | null | undefined {
+  if (v === undefined || v === 'plan') return undefined;
+  if (v === 'unlimited') return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`limit must be a positive integer, 'unlimited' or 'plan': ${v}`);
+  return n;
+}
+
+function parseCli(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        tenant: { type: 'string' },
+        permissions: { type: 'string' },
+        test: { type: 'boolean', default: false },
+        'key-id': { type: 'string' },
+        amount: { type: 'string' },
+        rpm: { type: 'string' },
+        concurrency: { type: 'string' },
+        reason: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseCli(argv);
+  const config = loadConfig();
+  const dataDir = resolve(config.DATA_DIR);
+  const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+  const need = (name: keyof typeof values): string => {
+    const v = values[name];
+    if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+    return v;
+  };
+  try {
+    const [group, action] = positionals;
+    switch (`${group ?? ''} ${action ?? ''}`.trim()) {
+      case 'tenant create': {
+        const { tenantId } = await createTenant({ store, name: need('name'), plan: need('plan') });
+        return out({ tenant_id: tenantId });
+      }
+      case 'tenant plan': {
+        await changePlan({ store, tenantId: need('tenant'), plan: need('plan') });
+        return out({ tenant_id: values.tenant, plan: values.plan });
+      }
+      case 'tenant limits': {
+        const rpm = limitValue(values.rpm);
+        const concurrent = limitValue(values.concurrency);
+        await setTenantLimits({ store, tenantId: need('tenant'), requestsPerMinute: rpm, concurrentRequests: concurrent });
+        return out({ tenant_id: values.tenant, requests_per_minute: rpm === undefined ? 'plan' : (rpm ?? 'unlimited'), concurrent_requests: concurrent === undefined ? 'plan' : (concurrent ?? 'unlimited') });
+      }
+      case 'key create': {
+        const { key, keyId } = await createApiKey({
+          store,
+          tenantId: need('tenant'),
+          permissions: need('permissions').split(',').map((p) => p.trim()).filter(Boolean),
+          test: values.test,
+          name: values.name ?? null,
+        });
+        return out({ key, key_id: keyId });
+      }
+      case 'key revoke': {
+        const { tenantId } = await revokeApiKey({ store, keyId: need('key-id') });
+        return out({ key_id: values['key-id'], tenant_id: tenantId, revoked: true });
+      }
+      case 'credits grant': {
+        const tenantId = need('tenant');
+        const amount = Number(need('amount'));
+        if (!Number.isInteger(amount) || amount <= 0) throw new UsageError('--amount must be a positive integer');
+        const { events } = await store.readStream(tenantStream(tenantId));
+        const created = events.find((e) => e.type === 'TenantCreated') as unknown as TenantCreated | undefined;
+        if (!created) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
+        const planEvent = [...events].reverse().find((e) => e.type === 'TenantPlanChanged') as unknown as TenantPlanChanged | undefined;
+        const plan = PLANS[planEvent?.data.plan ?? created.data.plan];
+        const ledger = new CreditLedger(store);
+        await ledger.grant(tenantId, amount, values.reason ?? 'operator_grant');
+        const available = await ledger.available(tenantId, plan.monthlyCredits);
+        return out({ tenant_id: tenantId, granted: amount, available_credits: available ?? 'unlimited' });
+      }
+      case 'replay': {
+        const readModels = config.DATABASE_URL ? PostgresReadModelStore.create(config.DATABASE_URL, config.DATABASE_SCHEMA) : new SqliteReadModelStore(join(dataDir, 'read-models.sqlite'));
+        const vectorIndex = await createVectorIndex(config, dataDir);
+        const t0 = performance.now();
+        const report = await ProjectionRunner.replay(store, projections, { store: readModels, vectorIndex });
+        await readModels.close();
+        await vectorIndex.close();
+        return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
+      }
+      default:
+        throw new UsageError(
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay (see apps/cli/cli.ts)',
+        );
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const code = error instanceof TenancyError ? error.code : error instanceof UsageError ? 'usage' : 'error';
+  process.stderr.write(`${JSON.stringify({ error: code, message: (error as Error).message })}\n`);
+  process.exit(error instanceof UsageError ? 64 : 1);
+});

@@ -1,0 +1,7 @@
+// Worker-thread entry: registers tsx's ESM loader in this thread (loader hooks given on the parent's
+// command line do not reach worker threads reliably on Node 20), then loads the TypeScript worker.
+import { register } from 'tsx/esm/api';
+
+register();
+const worker = await import('./worker.ts');
+export default worker.default;

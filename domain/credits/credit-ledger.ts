@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { WrongExpectedRevisionError, type EventStore } from '../../infra/ports/event-store.ts';
+import {
+  availableCredits,
+  creditStream,
+  decideGrant,
+  decideReserve,
+  decideSettle,
+  evolveCredits,
+  initialCreditState,
+  type CreditEvent,
+  type CreditState,
+} from './credits.ts';
+
+interface Cached {
+  state: CreditState;
+  revision: number | null;
+  /** Per-tenant queue: one decision at a time in this process; other processes are caught by revisions. */
+  lock: Promise<unknown>;
+}
+
+/**
+ * Application service over the credit streams: keeps each tenant's folded state with its revision,
+ * appends every decision with `expectedRevision`, and on a conflict (another process or adapter
+ * instance appended first) re-reads the stream and decides again. Time comes from `now`.
+ */
+export class CreditLedger {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly now: () => number = Date.now,
+    private readonly maxRetries = 50,
+  ) {}
+
+  private entry(tenantId: string): Cached {
+    let c = this.cache.get(tenantId);
+    if (!c) {
+      c = { state: initialCreditState(), revision: null, lock: Promise.resolve() };
+      this.cache.set(tenantId, c);
+    }
+    return c;
+  }
+
+  /** Folds events appended since the cached revision (by this or any other process). */
+  private async refresh(tenantId: string, c: Cached): Promise<void> {
+    const from = c.revision === null ? 0 : c.revision + 1;
+    const { events } = await this.store.readStream(creditStream(tenantId), { fromRevision: from });
+    for (const e of events) {
+      evolveCredits(c.state, e as unknown as CreditEvent);
+      c.revision = e.streamRevision;
+    }
+  }
+
+  private serialized<R>(tenantId: string, fn: (c: Cached) => Promise<R>): Promise<R> {
+    const c = this.entry(tenantId);
+    const run = c.lock.then(() => fn(c));
+    c.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Appends the event `decide` returns (if any) with optimistic concurrency, retrying on conflicts. */
+  private async decideAndAppend(tenantId: string, decide: (state: CreditState) => CreditEvent | null): Promise<CreditEvent | null> {
+    return this.serialized(tenantId, async (c) => {
+      for (let attempt = 0; ; attempt++) {
+        await this.refresh(tenantId, c);
+        const event = decide(c.state);
+        if (!event) return null;
+        try {
+          const r = await this.store.append(creditStream(tenantId), [{ type: event.type, data: event.data, metadata: { tenant_id: tenantId } }], {
+            expectedRevision: c.revision === null ? 'no_stream' : c.revision,
+          });
+          evolveCredits(c.state, event);
+          c.revision = r.nextExpectedRevision;
+          return event;
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxRetries) throw error;
+          await new Promise((r) => setTimeout(r, Math.random() * 5 * Math.min(attempt + 1, 10)));
+        }
+      }
+    });
+  }
+
+  /**
+   * Reserves `amount` credits for a call to `endpoint`.
+   * @returns the reservation id
+   * @throws InsufficientCreditsError when the balance does not cover `amount`
+   */
+  async reserve(tenantId: string, amount: number, allowance: number | null, endpoint: string): Promise<string> {
+    const reservationId = randomUUID();
+    await this.decideAndAppend(tenantId, (state) =>
+      decideReserve(state, { tenantId, reservationId, amount, endpoint, allowance, nowMs: this.now() }),
+    );
+    return reservationId;
+  }
+
+  /** Commits (success) or releases a reservation; a second settle of the same id does nothing. */
+  async settle(tenantId: string, reservationId: string, success: boolean, reason?: string): Promise<void> {
+    await this.decideAndAppend(tenantId, (state) => decideSettle(state, { tenantId, reservationId, success, reason, nowMs: this.now() }));
+  }
+
+  /** Adds purchased credits (operator grant). */
+  async grant(tenantId: string, amount: number, reason?: string): Promise<void> {
+    await this.decideAndAppend(tenantId, () => decideGrant({ tenantId, amount, reason, nowMs: this.now() }));
+  }
+
+  /** Current folded state after catching up with the stream. */
+  async state(tenantId: string): Promise<CreditState> {
+    return this.serialized(tenantId, async (c) => {
+      await this.refresh(tenantId, c);
+      return c.state;
+    });
+  }
+
+  /** Credits available now; null = unlimited. */
+  async available(tenantId: string, allowance: number | null): Promise<number | null> {
+    return availableCredits(await this.state(tenantId), allowance, this.now());
+  }
+
+  /** Releases reservations left open longer than `maxAgeMs` (a process died between reserve and settle). */
+  async releaseStale(tenantId: string, maxAgeMs: number): Promise<number> {
+    const state = await this.state(tenantId);
+    const cutoff = this.now() - maxAgeMs;
+    let n = 0;
+    for (const [id, r] of state.open) {
+      if (Date.parse(r.reservedAt) < cutoff) {
+        await this.settle(tenantId, id, false, 'stale_reservation');
+        n++;
+      }
+    }
+    return n;
+  }
+
+  tenantsInCache(): string[] {
+    return [...this.cache.keys()];
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Subscription plans, exactly as the interface spec's "Limits" section (Plans table and the paragraph
+ * on heavy and light operations). Credits are US cents (spec: "One credit equals one US cent").
+ */
+export const PLAN_NAMES = ['free', 'basic', 'pro', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface Plan {
+  name: PlanName;
+  /** Display name used in `X-RateLimit-Tier`. */
+  tier: string;
+  /** Monthly credit allowance; null = unlimited (Enterprise). */
+  monthlyCredits: number | null;
+  /** Standard requests per minute. */
+  requestsPerMinute: number;
+  /** Concurrent requests in flight. */
+  concurrentRequests: number;
+  realtimeMonitoring: boolean;
+  /** Export history kept, in days. */
+  exportHistoryDays: number;
+  /** Usage alerts allowed; null = unlimited. */
+  alerts: number | null;
+  billingMethod: 'credits' | 'admin_unlimited';
+}
+
+export const PLANS: Record<PlanName, Plan> = {
+  free: { name: 'free', tier: 'free', monthlyCredits: 20, requestsPerMinute: 10, concurrentRequests: 1, realtimeMonitoring: false, exportHistoryDays: 7, alerts: 0, billingMethod: 'credits' },
+  basic: { name: 'basic', tier: 'basic', monthlyCredits: 4000, requestsPerMinute: 60, concurrentRequests: 3, realtimeMonitoring: true, exportHistoryDays: 30, alerts: 1, billingMethod: 'credits' },
+  pro: { name: 'pro', tier: 'pro', monthlyCredits: 20000, requestsPerMinute: 300, concurrentRequests: 10, realtimeMonitoring: true, exportHistoryDays: 90, alerts: 5, billingMethod: 'credits' },
+  enterprise: { name: 'enterprise', tier: 'enterprise', monthlyCredits: null, requestsPerMinute: 1000, concurrentRequests: 50, realtimeMonitoring: true, exportHistoryDays: 365, alerts: null, billingMethod: 'admin_unlimited' },
+};
+
+/** Rate classes (spec, Limits): heavy = 50% of the standard per-minute limit, light = 2x. */
+export type RateClass = 'heavy' | 'standard' | 'light';
+export const RATE_CLASS_FACTOR: Record<RateClass, number> = { heavy: 0.5, standard: 1, light: 2 };
+
+/** Per-tenant overrides an operator may set (`npm run cli -- tenant limits`); null = unlimited. */
+export interface LimitOverrides {
+  requestsPerMinute?: number | null;
+  concurrentRequests?: number | null;
+}
+
+/** Effective per-minute limit of a rate class; null when the operator lifted the limit. */
+export function perMinuteLimit(plan: Plan, rateClass: RateClass, overrides: LimitOverrides = {}): number | null {
+  const base = overrides.requestsPerMinute === undefined ? plan.requestsPerMinute : overrides.requestsPerMinute;
+  if (base === null) return null;
+  return Math.max(1, Math.floor(base * RATE_CLASS_FACTOR[rateClass]));
+}
+
+/** Effective concurrency limit; null when lifted. */
+export function concurrencyLimit(plan: Plan, overrides: LimitOverrides = {}): number | null {
+  return overrides.concurrentRequests === undefined ? plan.concurrentRequests : overrides.concurrentRequests;
+}
+
+/**
+ * Credit cost per successful call (spec, Limits, "Credit cost per successful call"), keyed by
+ * `METHOD path-template`. Routes declare their own cost; this table is the single source they read.
+ */
+export const CREDIT_COSTS = {
+  'POST /v1/ocr/extract/id': 3,
+  'POST /v1/ocr/extract/document': 2,
+  'POST /v1/ocr/verify/authenticity': 3,
+  'POST /v1/face/verify': 2,
+  'POST /v1/face/analyze': 1,
+  'POST /v1/face/detect': 1,
+  'POST /v1/face/landmarks': 1,
+  'POST /v1/face/liveness': 3,
+  'POST /v1/face-matching/enroll': 2,
+  'POST /v1/face-matching/search': 2,
+  'POST /v1/face-matching/verify/:subjectId': 2,
+  'POST /v1/fingerprint-matching/enroll': 2,
+  'POST /v1/fingerprint-matching/search': 2,
+  'POST /v1/fingerprint-matching/verify/:id': 2,
+  'GET /v1/email/verify': 1,
+  'POST /v1/email/verify/batch': 1,
+  'POST /v1/signing/documents': 5,
+  'POST /v1/mex/renapo/get-curp': 5,
+  'POST /v1/mex/ine/validate-voter-list': 15,
+} as const satisfies Record<string, number>;
+
+/** Billing period of an instant: `YYYY-MM` in UTC (monthly credits reset on the 1st, UTC). */
+export function billingPeriod(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 7);
+}
+
+/** Unix seconds of the next monthly reset (00:00 UTC on the 1st of the next month). */
+export function nextResetUnix(epochMs: number): number {
+  const d = new Date(epochMs);
+  return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000);
+}

@@ -1,0 +1,168 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadStreamResult,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+} from '../../ports/event-store.ts';
+import { pollingSubscription } from '../../shared/poller.ts';
+
+interface Row {
+  global_position: number;
+  event_id: string;
+  stream_name: string;
+  stream_revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+const toRecorded = (r: Row): RecordedEvent => ({
+  eventId: r.event_id,
+  type: r.type,
+  data: JSON.parse(r.data) as unknown,
+  metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+  streamName: r.stream_name,
+  streamRevision: r.stream_revision,
+  globalPosition: r.global_position,
+  recordedAt: r.recorded_at,
+});
+
+/**
+ * Embedded event store: one SQLite file in WAL mode. Several processes may open the same file (the
+ * server and the CLI); appends take SQLite's write lock (`BEGIN IMMEDIATE`), so stream revisions and
+ * global positions stay gapless and ordered. Optimistic concurrency is the `UNIQUE(stream_name,
+ * stream_revision)` constraint plus an explicit revision check inside the transaction.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly wakers = new Set<() => void>();
+  private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
+  private readonly stmts;
+
+  /** @param file path of the SQLite file (created with its folder), or `:memory:`. */
+  constructor(file: string, private readonly pollMs = 100) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        stream_name TEXT NOT NULL,
+        stream_revision INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        UNIQUE (stream_name, stream_revision)
+      );
+    `);
+    this.stmts = {
+      current: this.db.prepare<[string], { rev: number | null }>('SELECT MAX(stream_revision) AS rev FROM events WHERE stream_name = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: this.db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision LIMIT ?',
+      ),
+      readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+      head: this.db.prepare<[], { pos: number | null }>('SELECT MAX(global_position) AS pos FROM events'),
+    };
+    const tx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+      const current = this.stmts.current.get(stream)?.rev ?? null;
+      const ok =
+        expected === 'any' ||
+        (expected === 'no_stream' && current === null) ||
+        (expected === 'stream_exists' && current !== null) ||
+        (typeof expected === 'number' && current === expected);
+      if (!ok) throw new WrongExpectedRevisionError(stream, expected, current);
+      let revision = current ?? -1;
+      let position = 0;
+      const now = new Date().toISOString();
+      for (const event of events) {
+        revision += 1;
+        const info = this.stmts.insert.run(
+          randomUUID(),
+          stream,
+          revision,
+          event.type,
+          JSON.stringify(event.data ?? null),
+          JSON.stringify(event.metadata ?? {}),
+          now,
+        );
+        position = Number(info.lastInsertRowid);
+      }
+      return { nextExpectedRevision: revision, lastGlobalPosition: position };
+    });
+    this.appendTx = (stream, events, expected) => tx.immediate(stream, events, expected);
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append: no events');
+    let result: AppendResult;
+    try {
+      result = this.appendTx(streamName, events, options?.expectedRevision ?? 'any');
+    } catch (error) {
+      // Another process won the race for the same revision between our check and insert.
+      if (error instanceof Error && 'code' in error && (error as { code: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new WrongExpectedRevisionError(streamName, options?.expectedRevision ?? 'any', null);
+      }
+      throw error;
+    }
+    for (const wake of this.wakers) wake();
+    return result;
+  }
+
+  async readStream(streamName: string, options?: { fromRevision?: number; maxCount?: number }): Promise<ReadStreamResult> {
+    const rows = this.stmts.readStream.all(streamName, options?.fromRevision ?? 0, options?.maxCount ?? Number.MAX_SAFE_INTEGER);
+    const current = this.stmts.current.get(streamName)?.rev ?? null;
+    return { events: rows.map(toRecorded), currentRevision: current };
+  }
+
+  async readAll(options?: { fromPosition?: number; maxCount?: number; types?: readonly string[] }): Promise<RecordedEvent[]> {
+    return this.readAllSync(options?.fromPosition ?? 0, options?.maxCount ?? 1000, options?.types);
+  }
+
+  private readAllSync(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
+    if (!types || types.length === 0) return this.stmts.readAll.all(from, max).map(toRecorded);
+    const placeholders = types.map(() => '?').join(',');
+    const rows = this.db
+      .prepare<unknown[], Row>(`SELECT * FROM events WHERE global_position > ? AND type IN (${placeholders}) ORDER BY global_position LIMIT ?`)
+      .all(from, ...types, max);
+    return rows.map(toRecorded);
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    return pollingSubscription(
+      async (from, max) => this.readAllSync(from, max),
+      () => this.headPosition(),
+      options,
+      (wake) => {
+        this.wakers.add(wake);
+        return () => this.wakers.delete(wake);
+      },
+      this.pollMs,
+    );
+  }
+
+  async headPosition(): Promise<number> {
+    return this.stmts.head.get()?.pos ?? 0;
+  }
+
+  async close(): Promise<void> {
+    this.wakers.clear();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { Piscina } from 'piscina';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { JobFailedError, JobTimeoutError, type JobOptions, type JobQueue } from '../../ports/job-queue.ts';
+
+type Envelope = { ok: true; result: unknown } | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+
+export interface WorkerPoolOptions {
+  /** Worker threads; default: the number of cores. */
+  threads?: number;
+  /** Most queued jobs before `run` rejects with a `queue_full` error (backpressure); default 1000. */
+  maxQueue?: number;
+  /** Default per-job timeout in ms; default 60 000. */
+  timeoutMs?: number;
+  /** Worker entry module; default `apps/worker/worker-entry.mjs` (registers tsx, loads `worker.ts`). */
+  workerFile?: string;
+}
+
+/**
+ * Embedded job queue: an in-process queue feeding a `worker_threads` pool (piscina). Workers run the
+ * TypeScript sources through tsx's loader, load their models once and keep them. Jobs never run on the
+ * HTTP event loop.
+ */
+export class WorkerPoolJobQueue implements JobQueue {
+  private readonly pool: Piscina;
+  private readonly timeoutMs: number;
+  private completedCount = 0;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    const threads = Math.max(1, options.threads ?? availableParallelism());
+    const filename = options.workerFile ?? fileURLToPath(new URL('../../../apps/worker/worker-entry.mjs', import.meta.url));
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.pool = new Piscina({
+      filename,
+      minThreads: 1,
+      maxThreads: threads,
+      maxQueue: options.maxQueue ?? 1000,
+      idleTimeout: 60_000,
+      execArgv: [],
+    });
+  }
+
+  async run<I, O>(jobType: string, input: I, options?: JobOptions): Promise<O> {
+    const controller = new AbortController();
+    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(new JobTimeoutError(`job ${jobType} timed out after ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => controller.abort(options?.signal?.reason);
+    options?.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let envelope: Envelope;
+      try {
+        envelope = (await this.pool.run({ type: jobType, input }, { signal: controller.signal })) as Envelope;
+      } catch (error) {
+        if (controller.signal.aborted && controller.signal.reason instanceof JobTimeoutError) throw controller.signal.reason;
+        if (error instanceof Error && /queue is at limit/i.test(error.message)) {
+          throw new JobFailedError('job queue is full', 'queue_full');
+        }
+        throw new JobFailedError(error instanceof Error ? error.message : String(error), 'worker_error');
+      }
+      if (!envelope.ok) throw new JobFailedError(envelope.message, envelope.code, envelope.details);
+      return envelope.result as O;
+    } finally {
+      clearTimeout(timer);
+      options?.signal?.removeEventListener('abort', onAbort);
+      this.completedCount += 1;
+    }
+  }
+
+  stats() {
+    return { queued: this.pool.queueSize, running: this.pool.utilization > 0 ? this.pool.threads.length : 0, completed: this.completedCount, workers: this.pool.threads.length };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

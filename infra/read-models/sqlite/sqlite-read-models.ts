@@ -1,0 +1,155 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Collection, CollectionOptions, Doc, Filter, FindOptions, ReadModelStore, Scalar } from '../../ports/read-models.ts';
+import { checkField, collectionTable, compileFilter, compileOrder, type Dialect } from '../sql-filter.ts';
+
+const dialect: Dialect = {
+  field: (name) => `json_extract(doc, '$.${name}')`,
+  param: (value: Scalar, params) => {
+    params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+    return '?';
+  },
+  present: (name) => `json_type(doc, '$.${name}') IS NOT NULL AND json_type(doc, '$.${name}') <> 'null'`,
+};
+
+/** A promise-chain mutex: writes and transactions run one at a time on the single connection. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  run<R>(fn: () => Promise<R>): Promise<R> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+/**
+ * Embedded read-model store: one SQLite file (WAL), a table `rm_<collection>(id, doc JSON)` per
+ * collection with expression indexes on the declared fields, and a `rm_checkpoints` table.
+ * Writes are serialised through one connection; `transaction` holds the write lock for its whole body.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly db: Database.Database;
+  private readonly mutex: Mutex;
+  private readonly declared: Set<string>;
+  private readonly inTx: boolean;
+
+  constructor(file: string | { db: Database.Database; mutex: Mutex; declared: Set<string> }) {
+    if (typeof file === 'string') {
+      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+      this.db = new Database(file);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('busy_timeout = 5000');
+      this.db.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
+      this.mutex = new Mutex();
+      this.declared = new Set();
+      this.inTx = false;
+    } else {
+      this.db = file.db;
+      this.mutex = file.mutex;
+      this.declared = file.declared;
+      this.inTx = true;
+    }
+  }
+
+  private write<R>(fn: () => R): Promise<R> {
+    if (this.inTx) return Promise.resolve().then(fn);
+    return this.mutex.run(async () => fn());
+  }
+
+  async collection<T extends Doc = Doc>(name: string, options?: CollectionOptions): Promise<Collection<T>> {
+    const table = collectionTable(name);
+    if (!this.declared.has(name)) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+      for (const index of options?.indexes ?? []) {
+        const fields = (typeof index === 'string' ? [index] : [...index]).map(checkField);
+        const indexName = `${table}_${fields.join('_')}`;
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (${fields.map((f) => dialect.field(f)).join(', ')})`);
+      }
+      this.declared.add(name);
+    }
+    const db = this.db;
+    const write = <R>(fn: () => R) => this.write(fn);
+    const get = db.prepare<[string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ?`);
+    const put = db.prepare(`INSERT INTO ${table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`);
+    const del = db.prepare(`DELETE FROM ${table} WHERE id = ?`);
+    return {
+      async get(id) {
+        const row = get.get(id);
+        return row ? (JSON.parse(row.doc) as T) : null;
+      },
+      put: (id, doc) => write(() => void put.run(id, JSON.stringify(doc))),
+      delete: (id) => write(() => del.run(id).changes > 0),
+      async find(filter?: Filter, options?: FindOptions) {
+        const params: unknown[] = [];
+        const where = compileFilter(filter, dialect, params);
+        let sql = `SELECT doc FROM ${table} WHERE ${where} ${compileOrder(options, dialect)}`;
+        if (options?.limit !== undefined) sql += ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
+        else if (options?.offset) sql += ' LIMIT -1';
+        if (options?.offset) sql += ` OFFSET ${Math.max(0, Math.floor(options.offset))}`;
+        return db
+          .prepare<unknown[], { doc: string }>(sql)
+          .all(...params)
+          .map((r) => JSON.parse(r.doc) as T);
+      },
+      async count(filter?: Filter) {
+        const params: unknown[] = [];
+        const where = compileFilter(filter, dialect, params);
+        return db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
+      },
+      deleteMany: (filter?: Filter) =>
+        write(() => {
+          const params: unknown[] = [];
+          const where = compileFilter(filter, dialect, params);
+          return db.prepare(`DELETE FROM ${table} WHERE ${where}`).run(...params).changes;
+        }),
+    };
+  }
+
+  async transaction<R>(fn: (tx: ReadModelStore) => Promise<R>): Promise<R> {
+    if (this.inTx) return fn(this);
+    return this.mutex.run(async () => {
+      const tx = new SqliteReadModelStore({ db: this.db, mutex: this.mutex, declared: this.declared });
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(tx);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    const row = this.db.prepare<[string], { position: number }>('SELECT position FROM rm_checkpoints WHERE name = ?').get(projection);
+    return row?.position ?? 0;
+  }
+
+  setCheckpoint(projection: string, position: number): Promise<void> {
+    return this.write(() => {
+      this.db
+        .prepare('INSERT INTO rm_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position')
+        .run(projection, position);
+    });
+  }
+
+  truncate(collections: readonly string[]): Promise<void> {
+    return this.write(() => {
+      for (const name of collections) {
+        const table = collectionTable(name);
+        this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+        this.db.exec(`DELETE FROM ${table}`);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.inTx && this.db.open) await this.mutex.run(async () => this.db.close());
+  }
+}

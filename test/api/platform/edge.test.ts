@@ -1,0 +1,279 @@
+import { SignJWT, generateKeyPair, exportSPKI } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { registerTestRoutes } from '../../helpers/test-routes.ts';
+import { usageEventsCollection } from '../../../projections/usage-events/usage-events.ts';
+
+const BILLING_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-tier',
+  'x-ratelimit-billing-method',
+  'x-credit-balance',
+  'x-credit-cost',
+  'x-request-id',
+];
+
+let s: TestServer;
+let edKeys: Awaited<ReturnType<typeof generateKeyPair>>;
+beforeAll(async () => {
+  edKeys = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  s = await startTestServer({
+    extend: (app) => registerTestRoutes(app),
+    config: { JWT_SECRET: 'test-dashboard-secret-0123456789abcdef', JWT_PUBLIC_KEY: await exportSPKI(edKeys.publicKey) },
+  });
+});
+afterAll(async () => s?.close());
+
+describe('authentication', () => {
+  it('401 without credentials, in the structured shape, with every billing header', async () => {
+    const r = await s.fetch('/v1/api-keys');
+    expect(r.status).toBe(401);
+    expect(await r.json()).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+    for (const h of BILLING_HEADERS) expect(r.headers.get(h), h).not.toBeNull();
+  });
+
+  it('401 for a malformed, unknown or non-bearer key; flat shape on flat routes', async () => {
+    for (const auth of ['Bearer nope', 'Bearer sk_live_' + 'a'.repeat(43), 'Basic abc', 'Bearer']) {
+      const r = await s.fetch('/v1/credits/balance', { headers: { authorization: auth } });
+      expect(r.status, auth).toBe(401);
+      const body = await r.json();
+      expect(body.success).toBe(false);
+      expect(body.error).toBe('unauthorized');
+      expect(typeof body.message).toBe('string');
+    }
+  });
+
+  it('accepts a valid key and identifies its tenant', async () => {
+    const { tenantId, key } = await s.tenantWithKey('basic');
+    const r = await s.fetch('/v1/credits/balance', { key });
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body.data.plan).toBe('basic');
+    expect(body.data.available_credits).toBe(4000);
+    expect(r.headers.get('x-ratelimit-tier')).toBe('basic');
+    expect(r.headers.get('x-ratelimit-limit')).toBe('4000');
+    const keys = await (await s.fetch('/v1/api-keys', { key })).json();
+    expect(keys.data).toHaveLength(1);
+    expect(JSON.stringify(keys)).not.toContain(key);
+    expect(tenantId).toMatch(/^ten_/);
+  });
+
+  it('403 when the key lacks the permission', async () => {
+    const { key } = await s.tenantWithKey('pro', ['read']);
+    const r = await s.fetch('/v1/test/write', { method: 'POST', key });
+    expect(r.status).toBe(403);
+    expect((await r.json()).error.code).toBe('insufficient_permissions');
+    const r2 = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permissions: ['read'] }) });
+    expect(r2.status).toBe(403);
+  });
+
+  it('revocation takes effect on the very next request', async () => {
+    const tenantId = await s.createTenant('pro');
+    const admin = await s.createKey(tenantId, ['read', 'write', 'admin']);
+    const victim = await s.createKey(tenantId, ['read']);
+    expect((await s.fetch('/v1/credits/balance', { key: victim.key })).status).toBe(200);
+    const del = await s.fetch(`/v1/api-keys/${victim.keyId}`, { method: 'DELETE', key: admin.key });
+    expect(del.status).toBe(200);
+    expect((await s.fetch('/v1/credits/balance', { key: victim.key })).status).toBe(401);
+    const again = await s.fetch(`/v1/api-keys/${victim.keyId}`, { method: 'DELETE', key: admin.key });
+    expect(again.status).toBe(409);
+  });
+
+  it('admin keys create keys; the secret is returned once', async () => {
+    const tenantId = await s.createTenant('pro');
+    const admin = await s.createKey(tenantId, ['read', 'admin']);
+    const r = await s.fetch('/v1/api-keys', { method: 'POST', key: admin.key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permissions: ['read'], mode: 'test' }) });
+    expect(r.status).toBe(201);
+    const created = await r.json();
+    expect(created.data.key).toMatch(/^sk_test_[0-9A-Za-z]{43,}$/);
+    expect((await s.fetch('/v1/credits/balance', { key: created.data.key })).status).toBe(200);
+    const list = await (await s.fetch('/v1/api-keys', { key: admin.key })).json();
+    expect(list.data.map((k: { id: string }) => k.id)).toContain(created.data.id);
+    expect(JSON.stringify(list)).not.toContain(created.data.key);
+  });
+
+  it('accepts dashboard JWTs (HS256 and EdDSA) only where the route allows them', async () => {
+    const { tenantId } = await s.tenantWithKey('pro');
+    const hs = await new SignJWT({ tenant_id: tenantId }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode('test-dashboard-secret-0123456789abcdef'));
+    const ed = await new SignJWT({ sub: tenantId }).setProtectedHeader({ alg: 'EdDSA' }).setExpirationTime('5m').sign(edKeys.privateKey);
+    for (const token of [hs, ed]) {
+      const r = await s.fetch('/v1/test/flat', { headers: { authorization: `Bearer ${token}` } });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ tenant: tenantId, via: 'jwt' });
+    }
+    expect((await s.fetch('/v1/credits/balance', { headers: { authorization: `Bearer ${hs}` } })).status).toBe(401);
+    const expired = await new SignJWT({ tenant_id: tenantId }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(new TextEncoder().encode('test-dashboard-secret-0123456789abcdef'));
+    expect((await s.fetch('/v1/test/flat', { headers: { authorization: `Bearer ${expired}` } })).status).toBe(401);
+    const forged = await new SignJWT({ tenant_id: tenantId }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode('wrong-secret-wrong-secret-wrong-secret'));
+    expect((await s.fetch('/v1/test/flat', { headers: { authorization: `Bearer ${forged}` } })).status).toBe(401);
+  });
+});
+
+describe('tenant isolation', () => {
+  it("a key of tenant B can neither list nor revoke tenant A's keys", async () => {
+    const a = await s.tenantWithKey('pro', ['read', 'admin']);
+    const b = await s.tenantWithKey('pro', ['read', 'admin']);
+    const listB = await (await s.fetch('/v1/api-keys', { key: b.key })).json();
+    expect(listB.data.map((k: { id: string }) => k.id)).not.toContain(a.keyId);
+    const del = await s.fetch(`/v1/api-keys/${a.keyId}`, { method: 'DELETE', key: b.key });
+    expect(del.status).toBe(404);
+    expect((await s.fetch('/v1/api-keys', { key: a.key })).status).toBe(200);
+    const balB = await (await s.fetch('/v1/credits/balance', { key: b.key })).json();
+    await s.grant(a.tenantId, 500);
+    const balB2 = await (await s.fetch('/v1/credits/balance', { key: b.key })).json();
+    expect(balB2.data.available_credits).toBe(balB.data.available_credits);
+  });
+});
+
+describe('credits and billing headers', () => {
+  it('charges only 2xx answers and shows the charge in the headers', async () => {
+    const { tenantId, key } = await s.tenantWithKey('free');
+    const ok = await s.fetch('/v1/test/priced', { method: 'POST', key });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-credit-cost')).toBe('1');
+    expect(ok.headers.get('x-credit-balance')).toBe('19');
+    expect(ok.headers.get('x-ratelimit-remaining')).toBe('19');
+    const failed = await s.fetch('/v1/test/fails', { method: 'POST', key });
+    expect(failed.status).toBe(400);
+    expect(failed.headers.get('x-credit-cost')).toBe('0');
+    expect(failed.headers.get('x-credit-balance')).toBe('19');
+    const crashed = await s.fetch('/v1/test/crashes', { method: 'POST', key });
+    expect(crashed.status).toBe(500);
+    const body = await crashed.json();
+    expect(JSON.stringify(body)).not.toContain('secret internal detail');
+    expect(crashed.headers.get('x-credit-balance')).toBe('19');
+    const state = await s.ctx.credits.state(tenantId);
+    expect(state.totalUsed).toBe(1);
+    expect(state.open.size).toBe(0);
+  });
+
+  it('answers 429 insufficient_credits with the spec body, and 402 on registry-shaped routes', async () => {
+    const { key } = await s.tenantWithKey('free');
+    let last: Response | null = null;
+    for (let i = 0; i < 4; i++) last = await s.fetch('/v1/test/registry', { method: 'POST', key });
+    expect(last!.status).toBe(200);
+    const over = await s.fetch('/v1/test/registry', { method: 'POST', key });
+    expect(over.status).toBe(402);
+    expect(await over.json()).toEqual({ success: false, error: 'Insufficient credits', credits_required: 5, credits_available: 0 });
+    const general = await s.fetch('/v1/test/priced', { method: 'POST', key });
+    expect(general.status).toBe(429);
+    const body = await general.json();
+    expect(body).toMatchObject({
+      success: false,
+      error: 'insufficient_credits',
+      error_code: 'INSUFFICIENT_CREDITS',
+      details: { credit_cost: 1, credit_balance: 0, needs_credits: 1 },
+    });
+    expect(typeof body.message).toBe('string');
+    expect(typeof body.retry_after).toBe('number');
+    expect(typeof body.details.upgrade_message).toBe('string');
+    expect(body.details.reset_date).toMatch(/^\d{4}-\d{2}-01T00:00:00/);
+    expect(general.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(general.headers.get('x-credit-cost')).toBe('1');
+    expect(Number(general.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('spends purchased credits after the monthly allowance', async () => {
+    const { tenantId, key } = await s.tenantWithKey('free');
+    await s.grant(tenantId, 3);
+    await s.setLimits(tenantId, null, null);
+    for (let i = 0; i < 21; i++) expect((await s.fetch('/v1/test/priced', { method: 'POST', key })).status).toBe(200);
+    expect((await s.fetch('/v1/test/priced', { method: 'POST', key })).status).toBe(200);
+    const bal = await (await s.fetch('/v1/credits/balance', { key })).json();
+    expect(bal.data).toMatchObject({ available_credits: 1, monthly_remaining: 0, purchased_credits: 1, total_used: 22 });
+  }, 30_000);
+
+  it('reports unlimited with admin_unlimited billing on Enterprise', async () => {
+    const { key } = await s.tenantWithKey('enterprise');
+    const r = await s.fetch('/v1/test/priced', { method: 'POST', key });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-billing-method')).toBe('admin_unlimited');
+    expect(r.headers.get('x-credit-balance')).toBe('unlimited');
+    expect(r.headers.get('x-ratelimit-limit')).toBe('unlimited');
+  });
+});
+
+describe('rate and concurrency limits', () => {
+  it('429 with Retry-After past the per-minute limit; heavy routes get half', async () => {
+    const { key } = await s.tenantWithKey('free'); // 10 rpm standard, 5 heavy, 20 light
+    const heavy: number[] = [];
+    for (let i = 0; i < 6; i++) heavy.push((await s.fetch('/v1/test/heavy', { method: 'POST', key })).status);
+    expect(heavy).toEqual([200, 200, 200, 200, 200, 429]);
+    const limited = await s.fetch('/v1/test/heavy', { method: 'POST', key });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await limited.json()).error.code).toBe('rate_limit_exceeded');
+    const light: number[] = [];
+    for (let i = 0; i < 21; i++) light.push((await s.fetch('/v1/credits/balance', { key })).status);
+    expect(light.filter((x) => x === 200)).toHaveLength(20);
+    expect(light[20]).toBe(429);
+  });
+
+  it('429 past the concurrency limit', async () => {
+    const { key } = await s.tenantWithKey('free'); // 1 concurrent
+    const results = await Promise.all([0, 1, 2].map(() => s.fetch('/v1/test/slow', { method: 'POST', key })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 429, 429]);
+    const limited = results.find((r) => r.status === 429)!;
+    expect((await limited.json()).error.code).toBe('concurrency_limit_exceeded');
+  });
+});
+
+describe('usage events', () => {
+  it('records every call, successful or not, into the usage read model', async () => {
+    const { tenantId, key } = await s.tenantWithKey('pro');
+    await s.fetch('/v1/test/priced', { method: 'POST', key, headers: { 'user-agent': 'usage-test/1.0', 'content-type': 'application/json' }, body: '{"a":1}' });
+    await s.fetch('/v1/test/fails', { method: 'POST', key });
+    await new Promise((r) => setTimeout(r, 50));
+    await s.ctx.projections.catchUp();
+    const usage = await usageEventsCollection(s.ctx.readModels);
+    const rows = await usage.find({ tenant_id: tenantId }, { sort: [{ field: 'created_at', order: 'asc' }] });
+    expect(rows.map((r) => [r.endpoint, r.status_code, r.credits_charged])).toEqual([
+      ['/v1/test/priced', 200, 1],
+      ['/v1/test/fails', 400, 0],
+    ]);
+    expect(rows[0]).toMatchObject({ method: 'POST', request_size: 7, user_agent: 'usage-test/1.0', ip_address: '127.0.0.1' });
+    expect(rows[0]!.response_time).toBeGreaterThan(0);
+    expect(rows[0]!.response_time).toBeLessThan(5);
+    expect(rows[0]!.response_size).toBeGreaterThan(0);
+  });
+});
+
+describe('shapes, docs and errors', () => {
+  it('JSON 404 for unknown routes and 400 validation errors in the route shape', async () => {
+    const { key } = await s.tenantWithKey('pro', ['read', 'admin']);
+    const nf = await s.fetch('/v1/nothing/here', { key });
+    expect(nf.status).toBe(404);
+    expect((await nf.json()).error.code).toBe('not_found');
+    const bad = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permissions: ['root'] }) });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.code).toBe('validation_error');
+    const broken = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{"permissions":' });
+    expect(broken.status).toBe(400);
+  });
+
+  it('serves an OpenAPI 3.1 document and a rendered reference', async () => {
+    const doc = await (await s.fetch('/openapi.json')).json();
+    expect(doc.openapi).toBe('3.1.0');
+    for (const p of ['/v1/credits/balance', '/v1/api-keys', '/v1/status']) expect(doc.paths[p], p).toBeDefined();
+    const docs = await s.fetch('/docs', { redirect: 'follow' });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('<html');
+  });
+
+  it('reports service and dependency health', async () => {
+    const { key } = await s.tenantWithKey('pro');
+    const body = await (await s.fetch('/v1/status', { key })).json();
+    expect(body.data.status).toBe('ok');
+    expect(body.data.dependencies.job_queue.status).toBe('ok');
+    expect(body.data.dependencies.event_store.status).toBe('ok');
+  });
+
+  it('keeps an incoming X-Request-Id and makes one otherwise', async () => {
+    const r = await s.fetch('/v1/status', { headers: { 'x-request-id': 'abc-123' } });
+    expect(r.headers.get('x-request-id')).toBe('abc-123');
+    const r2 = await s.fetch('/v1/status', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(r2.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidBlobKeyError, type BlobStore } from '../../infra/ports/blob-store.ts';
+
+/** Blob-store contract (local directory now; MinIO/S3 later, unchanged). */
+export function blobStoreContract(name: string, factory: () => Promise<BlobStore> | BlobStore): void {
+  describe(`blob store contract: ${name}`, () => {
+    it('puts, gets, lists and deletes bytes exactly', async () => {
+      const s = await factory();
+      const bytes = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);
+      await s.put('tenant-a/docs/one.pdf', bytes, { contentType: 'application/pdf' });
+      await s.put('tenant-a/docs/two.pdf', new Uint8Array([1]));
+      await s.put('tenant-b/x.bin', new Uint8Array([2]));
+      expect(Buffer.compare(Buffer.from(bytes), (await s.get('tenant-a/docs/one.pdf'))!)).toBe(0);
+      expect(await s.list('tenant-a/')).toEqual(['tenant-a/docs/one.pdf', 'tenant-a/docs/two.pdf']);
+      expect(await s.delete('tenant-a/docs/one.pdf')).toBe(true);
+      expect(await s.delete('tenant-a/docs/one.pdf')).toBe(false);
+      expect(await s.get('tenant-a/docs/one.pdf')).toBeNull();
+    });
+
+    it('refuses keys that could escape the store', async () => {
+      const s = await factory();
+      for (const key of ['../etc/passwd', '/abs', 'a/../../b', 'a//b', '', 'a/./b']) {
+        await expect(s.put(key, new Uint8Array([1]))).rejects.toBeInstanceOf(InvalidBlobKeyError);
+      }
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiApp } from '../../apps/api/app.ts';
+import { ApiError } from '../../apps/api/errors.ts';
+
+/**
+ * Routes that only tests register (through `startTestServer({ extend })`), to exercise the edge:
+ * a priced route, a priced route that fails, a slow one, a registry-shaped one, one taking a JWT.
+ */
+export function registerTestRoutes(app: ApiApp): void {
+  app.post('/v1/test/priced', { config: { billing: { cost: 1 } } }, async () => ({ success: true, data: { ok: true } }));
+  app.post('/v1/test/fails', { config: { billing: { cost: 1 } } }, async () => {
+    throw new ApiError(400, 'bad_thing', 'This route always fails');
+  });
+  app.post('/v1/test/crashes', { config: { billing: { cost: 1 } } }, async () => {
+    throw new Error('secret internal detail');
+  });
+  app.post('/v1/test/slow', { config: { billing: { cost: 1 } } }, async () => {
+    await sleep(400);
+    return { success: true };
+  });
+  app.post('/v1/test/heavy', { config: { rateClass: 'heavy' } }, async () => ({ success: true }));
+  app.post('/v1/test/registry', { config: { billing: { cost: 5 }, errorShape: 'registry' } }, async () => ({ success: true, status: 'OK' }));
+  app.get('/v1/test/flat', { config: { errorShape: 'flat', auth: { permission: 'read', jwt: true } } }, async (request) => ({
+    success: true,
+    tenant: request.auth!.tenantId,
+    via: request.auth!.via,
+  }));
+  app.post('/v1/test/write', { config: { auth: { permission: 'write' } } }, async () => ({ success: true }));
+}
