@@ -72,8 +72,13 @@ export interface Td3Input {
   readonly dateOfBirth: string;
   readonly sex: string;
   readonly dateOfExpiry: string;
-  /** Up to 14 characters (the CURP fits with 4 to spare). */
+  /** Up to 14 characters; empty on Mexican passports. */
   readonly personalNumber?: string;
+  /**
+   * Check digit written for an empty personal number: `<` or `0` (both allowed by Doc 9303
+   * Part 4, 4.2.2 note; Mexican passports write `0`). Default `<`.
+   */
+  readonly emptyPersonalNumberCheck?: '<' | '0';
 }
 
 /** Builds the two 44-character lines of a TD3 passport MRZ (Doc 9303 Part 4, 4.2.2). */
@@ -81,7 +86,7 @@ export function buildTd3(i: Td3Input): [string, string] {
   const l1 = padMrz(i.documentCode, 2) + padMrz(i.issuingState, 3) + mrzName(i.primaryIdentifier, i.secondaryIdentifier, 39);
   const docNum = padMrz(i.documentNumber, 9);
   const pn = padMrz(i.personalNumber ?? '', 14);
-  const pnCheck = /^<*$/.test(pn) ? '<' : computeCheckDigit(pn);
+  const pnCheck = /^<*$/.test(pn) ? (i.emptyPersonalNumberCheck ?? '<') : computeCheckDigit(pn);
   const docPart = docNum + computeCheckDigit(docNum);
   const dobPart = i.dateOfBirth + computeCheckDigit(i.dateOfBirth);
   const expPart = i.dateOfExpiry + computeCheckDigit(i.dateOfExpiry);
