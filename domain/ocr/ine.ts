@@ -59,6 +59,8 @@ export interface IneFrontRead {
   /** Values of the IFE/early INE extra boxes when present. */
   registration: string;
   issueYear: string;
+  /** ESTADO/MUNICIPIO/SECCIÓN/LOCALIDAD/EMISIÓN/VIGENCIA labels printed on one row with values below (model F). */
+  codesOnOneRow: boolean;
 }
 
 /** Extracts the first token that repairs to `pattern`, scanning 18-character windows of the compacted text. */
@@ -111,7 +113,7 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
 
   const { name, address } = ineTextRegions(lines);
   const nameRows = mergeRows(name).map(cleanNameRow).filter(Boolean);
-  const addressRows = mergeRows(address).map((r) => foldAccents(r).replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const addressRows = mergeRows(address).map((r) => r.toUpperCase().replace(/\s+/g, ' ').trim()).filter(Boolean);
 
   const birthHit = findLabel(lines, INE_LABELS.birth);
   let dateOfBirth = '';
@@ -154,7 +156,9 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const issueHit = findLabel(lines, INE_LABELS.issue);
   const issueYear = issueHit ? (compact(labelValue(lines, issueHit)[0] ?? '').match(/(19|20)\d{2}/)?.[0] ?? '') : '';
 
-  return { curp, claveElector, nameRows, addressRows, dateOfBirth, section, validUntil, sex, issuer, labelsFound, registration, issueYear };
+  const stateHit = findLabel(lines, INE_LABELS.state);
+  const codesOnOneRow = !!(stateHit && issueHit && Math.abs(stateHit.line.box.y + stateHit.line.box.h / 2 - (issueHit.line.box.y + issueHit.line.box.h / 2)) < 0.6 * stateHit.line.box.h);
+  return { curp, claveElector, nameRows, addressRows, dateOfBirth, section, validUntil, sex, issuer, labelsFound, registration, issueYear, codesOnOneRow };
 }
 
 /** Upper case, keeps letters (incl. Ñ and accented vowels), spaces, apostrophes and dots; collapses spaces. */
@@ -189,7 +193,8 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
     colony = r[1] ?? '';
     cityState = r.slice(2).join(' ');
   }
-  colony = colony.replace(/^(COL\.?|COLONIA|FRACC\.?|FRACCIONAMIENTO|BARRIO|UNIDAD|U HAB|PBLO)\s+/, '').trim();
+  // The colony keeps its printed prefix (COL, FRACC, BARRIO...), as the credential prints it.
+  colony = colony.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ').trim();
   let city = cityState;
   let state = '';
   const comma = cityState.lastIndexOf(',');

@@ -147,7 +147,7 @@ export async function rereadSpanish(page: ReadPage, targets: PipelineLine[]): Pr
     if (tessFold === paddleFold) {
       line.text = t;
       line.engine = 'tesseract';
-    } else if (r.confidence >= 0.85 && Math.abs(tessFold.length - paddleFold.length) <= 1 && levenshtein(tessFold, paddleFold) <= 1) {
+    } else if (r.confidence >= 0.7 && levenshtein(tessFold, paddleFold) <= Math.max(1, Math.floor(paddleFold.length / 10))) {
       line.text = t;
       line.engine = 'tesseract';
     } else {
