@@ -5,6 +5,7 @@ import { registerMexRoutes } from './mex/index.ts';
 import { registerEmailRoutes } from './email/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
 import { registerFaceMatchingRoutes } from './face-matching/index.ts';
+import { registerOcrRoutes } from './ocr/index.ts';
 
 /** Every route group. One line per group. */
 export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void> {
@@ -13,4 +14,5 @@ export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void
   registerEmailRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerFaceMatchingRoutes(app, ctx);
+  registerOcrRoutes(app, ctx);
 }
