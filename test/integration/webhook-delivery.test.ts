@@ -281,4 +281,16 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
     expect(JSON.parse(byPath('/replay')[0]!.body.toString()).data).toEqual({ after: true });
     expect((await stack.runtime.service.deliveries('t1', ep.id, { page: 1, per_page: 5 })).pagination.total).toBe(1);
   });
+
+  it('a changed WEBHOOK_SECRET_KEY makes attempts fail (recorded), never sends unsigned or wrongly signed bodies', async () => {
+    const ep = await stack.runtime.service.create('t1', { url: `${rx.origin}/rekey`, events: ['face.verified'] });
+    await stack.close();
+    stack = await openWebhookStack(dir, clock, { ...config(), secretKey: 'ab'.repeat(32) });
+    await stack.publish('t1', 'face.verified', {});
+    await stack.settle();
+    expect(byPath('/rekey')).toHaveLength(0);
+    const d = (await stack.runtime.service.deliveries('t1', ep.id, { page: 1, per_page: 5 })).data[0]!;
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, response_status: null });
+    expect(d.error_message).toMatch(/cannot be decrypted/);
+  });
 });
