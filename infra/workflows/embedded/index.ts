@@ -108,7 +108,9 @@ CREATE INDEX IF NOT EXISTS wf_activities_status ON wf_activities(status, seq);
  *   rows found `running` by {@link WorkflowEngine.run} after a restart were interrupted and are fed back
  *   as `activity.failed` with `interrupted: true`, never started again (at most one start per id);
  * - the activity's outcome is applied and its row marked `done` in the same transaction;
- * - timers are rows with an absolute `at` (per the injected clock) and fire on the first poll after it.
+ * - timers are rows with an absolute `at` (per the injected clock) and fire on the first poll after it;
+ * - transitions submitted in the same event-loop turn (starts, signals, outcomes) share one commit
+ *   (group commit), each in its own savepoint; `start`/`signal` resolve after that commit.
  *
  * One engine per SQLite file at a time (it is the only scheduler of that file). Inputs for a finished
  * workflow are ignored; an exception thrown by a process manager rolls its transition back and is logged.
