@@ -238,6 +238,22 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect((await deliveries('?status=bogus')).success).toBe(false);
   });
 
+  it('a real emitter: the edge\'s api.rate.limited reaches a subscribed endpoint', async () => {
+    const t = await s.tenantWithKey('pro');
+    const ep = (await create({ url: `${rx.origin}/ratelimited`, events: ['api.rate.limited'] }, t.key)).body.data;
+    await s.setLimits(t.tenantId, 1, null);
+    let limited = 0;
+    for (let i = 0; i < 5; i++) if ((await s.fetch('/v1/webhooks/events', { key: t.key })).status === 429) limited++;
+    expect(limited).toBeGreaterThan(0);
+    await eventually(() => byPath('/ratelimited').length === 1, 10_000, 'api.rate.limited delivery');
+    const r = byPath('/ratelimited')[0]!;
+    verifySignatures(ep.secret, r);
+    const body = JSON.parse(r.body.toString());
+    expect(body.type).toBe('api.rate.limited');
+    expect(body.data).toMatchObject({ rate_class: 'light', endpoint: '/v1/webhooks/events' });
+    await s.setLimits(t.tenantId, null, null);
+  });
+
   it('restart: stopping the server while deliveries wait for a retry loses none and sends none twice', async () => {
     rx.on('/restart', (n) => (n <= 3 ? { status: 503 } : { status: 200 }));
     const ep = (await create({ url: `${rx.origin}/restart`, events: ['document.signed'] })).body.data;
