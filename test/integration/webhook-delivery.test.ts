@@ -37,6 +37,7 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
   });
   afterAll(async () => {
     await rx.close();
+    cert.dispose();
   });
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sello-wh-'));

@@ -52,6 +52,7 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
   afterAll(async () => {
     await s.close();
     await rx.close();
+    cert.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
