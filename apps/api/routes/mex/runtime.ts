@@ -13,7 +13,9 @@ import { RegistryUnavailableError, type RegistryProvider, type RegistryService }
 import { SandboxRegistryProvider } from '../../../../infra/registry-provider/sandbox/sandbox-provider.ts';
 import { HttpRegistryProvider } from '../../../../infra/registry-provider/http/http-provider.ts';
 import {
+  REGISTRY_ERRORS,
   REGISTRY_LOOKUP_COMPLETED,
+  type RegistryErrorType,
   registryStream,
   type RegistryLookupCompletedData,
   type RegistryRequestError,
@@ -59,16 +61,20 @@ export function loadFingerprintKey(config: Config): Buffer {
   return key;
 }
 
+/** An error of the registry's closed list (`domain/registry/errors.ts`), with its HTTP status. */
+export function registryError(type: RegistryErrorType, message: string, details?: Record<string, unknown>, extra?: Record<string, unknown>, headers?: Record<string, string>): ApiError {
+  return new ApiError(REGISTRY_ERRORS[type], type, message, details, extra, headers);
+}
+
 /** The 400 of a failed validation, in the registry shape. */
 export function requestError(e: RegistryRequestError): ApiError {
-  return new ApiError(400, e.type, e.message);
+  return registryError(e.type, e.message);
 }
 
 /** The spec's 503: `{success:false, status:'ERROR', type:'SERVICE_UNAVAILABLE', message, error_code, details}`. */
 export function serviceUnavailable(service: RegistryService, e: RegistryUnavailableError): ApiError {
   const name = service === 'renapo' ? 'RENAPO' : 'INE';
-  return new ApiError(
-    503,
+  return registryError(
     'SERVICE_UNAVAILABLE',
     `The ${name} registry service is temporarily unavailable. Try again later.`,
     { service: name, error_message: e.message, reason: e.reason },
@@ -118,7 +124,7 @@ export function secondsSince(startedAt: bigint): number {
 export function registryBodyErrors(error: unknown): never {
   const e = error as { code?: string; statusCode?: number };
   if (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP_') && e.statusCode === 400) {
-    throw new ApiError(400, 'INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
+    throw registryError('INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
   }
   throw error;
 }
