@@ -28,9 +28,16 @@ function isAbsent(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 }
 
+/** The body as an object; an absent body is an empty one (so the first required parameter is reported missing). */
 function asObject(body: unknown): Record<string, unknown> | null {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  if (body === undefined || body === null || body === '') return {};
+  return typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
 }
+
+const NOT_AN_OBJECT: Validated<never> = {
+  ok: false,
+  error: { type: 'INVALID_PARAMETER', parameter: 'body', message: 'Invalid parameter body: the request body must be a JSON object' },
+};
 
 function nameField(body: Record<string, unknown>, key: string, required: boolean): Validated<string | undefined> {
   const v = body[key];
@@ -50,7 +57,7 @@ function nameField(body: Record<string, unknown>, key: string, required: boolean
  */
 export function validateGetCurpRequest(body: unknown, todayYmd: number): Validated<CurpLookupRequest> {
   const b = asObject(body);
-  if (!b) return missing('nombres');
+  if (!b) return NOT_AN_OBJECT;
   const nombres = nameField(b, 'nombres', true);
   if (!nombres.ok) return nombres;
   const primer = nameField(b, 'primerApellido', true);
@@ -102,7 +109,7 @@ function digits(b: Record<string, unknown>, key: string, n: number, required: bo
  */
 export function validateVoterListRequest(body: unknown): Validated<VoterLookupRequest> {
   const b = asObject(body);
-  if (!b) return missing('cic');
+  if (!b) return NOT_AN_OBJECT;
   const cic = digits(b, 'cic', 9, true);
   if (!cic.ok) return cic;
   const id = digits(b, 'identificadorCiudadano', 9, false);

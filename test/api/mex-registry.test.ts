@@ -124,7 +124,27 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(await r.json()).toMatchObject({ status: 'ERROR', type: 'INVALID_PARAMETER' });
     const arr = await post(GET_CURP, [GLORIA]);
     expect(arr.status).toBe(400);
-    expect((await arr.json()).type).toBe('MISSING_PARAMETER');
+    expect((await arr.json()).type).toBe('INVALID_PARAMETER');
+  });
+
+  it('hostile bodies: too large (413), text or form bodies (400/415), deep nesting, __proto__, all in the registry shape', async () => {
+    const big = await post(GET_CURP, null, key, JSON.stringify({ ...GLORIA, nombres: 'A'.repeat(2 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ success: false, status: 'ERROR' });
+    const text = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'text/plain' }, body: 'nombres=Gloria' });
+    expect(text.status).toBe(400);
+    expect(await text.json()).toMatchObject({ status: 'ERROR', type: 'INVALID_PARAMETER' });
+    const form = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'nombres=Gloria' });
+    expect(form.status).toBe(415);
+    expect((await form.json()).status).toBe('ERROR');
+    const deep = await post(GET_CURP, null, key, '['.repeat(300_000) + ']'.repeat(300_000));
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).status).toBe('ERROR');
+    const proto = await post(GET_CURP, null, key, '{"__proto__":{"admin":true},"nombres":"Gloria"}');
+    expect(proto.status).toBe(400);
+    expect((await proto.json()).status).toBe('ERROR');
+    // The server is still fine.
+    expect((await post(GET_CURP, GLORIA)).status).toBe(200);
   });
 
   it('404 NOT_FOUND (registry shape) when nobody has these data, not charged', async () => {
@@ -308,6 +328,11 @@ describe('POST /v1/mex/curp/validate (free)', () => {
     const r = await post(VALIDATE, { curp: 42 });
     expect(r.status).toBe(400);
     expect((await r.json()).type).toBe('INVALID_PARAMETER');
+    const arr = await post(VALIDATE, ['HEGG560427MVZRRL04']);
+    expect(arr.status).toBe(400);
+    expect((await arr.json()).type).toBe('INVALID_PARAMETER');
+    const empty = await s.fetch(VALIDATE, { method: 'POST', key });
+    expect((await empty.json()).type).toBe('MISSING_PARAMETER');
   });
   it('survives a hostile body (900 KB string)', async () => {
     const r = await post(VALIDATE, { curp: 'A'.repeat(900_000) });

@@ -24,8 +24,10 @@ describe('get-curp request validation (spec: Government registry lookups)', () =
       expect(!r.ok && r.error.message).toContain(k);
     }
   });
-  it('a body that is not an object is a missing first parameter', () => {
-    for (const b of [null, 'x', 42, [OK]]) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'MISSING_PARAMETER', parameter: 'nombres' } });
+  it('an absent body misses the first parameter; a body that is not an object is invalid', () => {
+    for (const b of [undefined, null, '']) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'MISSING_PARAMETER', parameter: 'nombres' } });
+    for (const b of ['x', 42, [OK], true]) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'INVALID_PARAMETER', parameter: 'body' } });
+    expect(validateVoterListRequest([{ cic: '123456789' }])).toMatchObject({ ok: false, error: { type: 'INVALID_PARAMETER', parameter: 'body' } });
   });
   const invalid: Array<[string, unknown]> = [
     ['sexo', 'X'], ['sexo', 'h'], ['sexo', 'HM'], ['sexo', 1],

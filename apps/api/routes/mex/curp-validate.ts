@@ -28,7 +28,11 @@ export function registerCurpValidate(app: ApiApp, ctx: AppContext): void {
     validatorCompiler: () => (data) => ({ value: data }),
     handler: async (request) => {
       const body = request.body as unknown;
-      const curp = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).curp : undefined;
+      const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+      if (!isObject && body !== undefined && body !== null && body !== '') {
+        throw registryError('INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
+      }
+      const curp = isObject ? (body as Record<string, unknown>).curp : undefined;
       if (curp === undefined || curp === null || (typeof curp === 'string' && curp.trim() === '')) {
         throw registryError('MISSING_PARAMETER', 'Missing required parameter: curp');
       }
