@@ -90,3 +90,26 @@ describe('privacy helpers', () => {
     expect(maskName('María')).toBe('M****');
   });
 });
+
+describe('fingerprint key', () => {
+  it('is created once in DATA_DIR (0600) and reused; REGISTRY_FINGERPRINT_KEY wins', async () => {
+    const { mkdtempSync, rmSync, statSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadConfig } = await import('../../apps/api/config.ts');
+    const { loadFingerprintKey } = await import('../../apps/api/routes/mex/runtime.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'fp-key-'));
+    try {
+      const a = loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }));
+      const b = loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }));
+      expect(a.length).toBe(32);
+      expect(b.equals(a)).toBe(true);
+      expect(statSync(join(dir, 'registry-fingerprint.key')).mode & 0o777).toBe(0o600);
+      expect(loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'operator-key' })).toString()).toBe('operator-key');
+      writeFileSync(join(dir, 'registry-fingerprint.key'), 'abc');
+      expect(() => loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }))).toThrow(/16 bytes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

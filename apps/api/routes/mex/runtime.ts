@@ -50,13 +50,21 @@ export function loadFingerprintKey(config: Config): Buffer {
   if (config.REGISTRY_FINGERPRINT_KEY) return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
   const dir = resolve(config.DATA_DIR);
   const file = join(dir, 'registry-fingerprint.key');
-  if (existsSync(file)) {
+  const read = (): Buffer => {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-    if (key.length >= 16) return key;
-  }
+    if (key.length < 16) throw new Error(`${file} does not hold a key of at least 16 bytes (hex); remove it to create a new one`);
+    return key;
+  };
+  if (existsSync(file)) return read();
   mkdirSync(dir, { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'w' });
+  try {
+    // 'wx': two processes starting on one DATA_DIR (server and CLI) must not overwrite each other's key.
+    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return read();
+    throw e;
+  }
   chmodSync(file, 0o600);
   return key;
 }
