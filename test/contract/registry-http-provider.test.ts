@@ -146,7 +146,11 @@ describe('HTTP registry provider: circuit breaker', () => {
     const p = make({ retries: 0, breakerThreshold: 3, breakerHalfOpenAfterMs: 300 });
     fake.mode = 'http500';
     for (let i = 0; i < 3; i++) expect((await failure(p.getCurp(GLORIA))).reason).toBe('provider_error');
-    expect(p.circuitState).toBe('open');
+    expect(p.circuitState('renapo')).toBe('open');
+    expect(p.circuitState('ine')).toBe('closed');
+    // INE has its own circuit: its call still reaches the (broken) provider instead of failing fast.
+    expect((await failure(p.validateVoter({ cic: '123456789' }))).reason).toBe('provider_error');
+
     const before = fake.requests.length;
     const t0 = Date.now();
     const e = await failure(p.getCurp(GLORIA));
@@ -157,7 +161,7 @@ describe('HTTP registry provider: circuit breaker', () => {
     await new Promise((r) => setTimeout(r, 350));
     const r = await p.getCurp(GLORIA);
     expect(r.found).toBe(true);
-    expect(p.circuitState).toBe('closed');
+    expect(p.circuitState('renapo')).toBe('closed');
   });
   it('does not count client aborts as provider failures', async () => {
     const p = make({ retries: 0, breakerThreshold: 1 });
@@ -166,6 +170,6 @@ describe('HTTP registry provider: circuit breaker', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('client went away')), 50);
     await expect(p.getCurp(GLORIA, { signal: ac.signal })).rejects.toThrow('client went away');
-    expect(p.circuitState).toBe('closed');
+    expect(p.circuitState('renapo')).toBe('closed');
   });
 });
