@@ -85,7 +85,7 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(r.status).toBe(400);
     expect(r.headers.get('x-credit-cost')).toBe('0');
     const b = await r.json();
-    expect(b).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: `Missing required parameter: ${param}` });
+    expect(b).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: `Missing required parameter: ${param}`, sandbox: true });
     expect(await balance()).toBe(before);
   });
 
@@ -161,7 +161,8 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(r.status).toBe(503);
     expect(r.headers.get('x-credit-cost')).toBe('0');
     const b = await r.json();
-    expect(b).toMatchObject({ success: false, status: 'ERROR', type: 'SERVICE_UNAVAILABLE', error_code: 'SERVICE_UNAVAILABLE', details: { service: 'RENAPO' } });
+    expect(b).toMatchObject({ success: false, status: 'ERROR', type: 'SERVICE_UNAVAILABLE', error_code: 'SERVICE_UNAVAILABLE', details: { service: 'RENAPO' }, sandbox: true });
+    expect(r.headers.get('x-registry-sandbox')).toBe('true');
     expect(typeof b.message).toBe('string');
     expect(typeof b.details.error_message).toBe('string');
     expect(await balance()).toBe(before);
@@ -194,7 +195,7 @@ describe('POST /v1/mex/ine/validate-voter-list (sandbox)', () => {
   it('400 MISSING_PARAMETER for cic', async () => {
     const r = await post(VOTER, { ocr: '1234567890123' });
     expect(r.status).toBe(400);
-    expect(await r.json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: cic' });
+    expect(await r.json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: cic', sandbox: true });
   });
 
   const invalid: Array<[string, unknown]> = [
@@ -324,7 +325,7 @@ describe('POST /v1/mex/curp/validate (free)', () => {
     expect(short.data).toMatchObject({ valid: false, components: null, errors: [{ code: 'invalid_length' }] });
   });
   it('400 MISSING_PARAMETER / INVALID_PARAMETER in the registry shape', async () => {
-    expect(await (await post(VALIDATE, {})).json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: curp' });
+    expect(await (await post(VALIDATE, {})).json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: curp', sandbox: true });
     const r = await post(VALIDATE, { curp: 42 });
     expect(r.status).toBe(400);
     expect((await r.json()).type).toBe('INVALID_PARAMETER');

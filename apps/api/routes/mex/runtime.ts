@@ -112,10 +112,22 @@ export async function recordLookup(ctx: AppContext, request: FastifyRequest, dat
   );
 }
 
-/** Marks every answer of a sandbox provider (success and error) with the sandbox header. */
+/**
+ * Marks every answer of a sandbox provider: the `X-Registry-Sandbox: true` header on all of them, and
+ * `sandbox: true` in registry-shaped error bodies (success bodies carry it from the handlers). Bodies
+ * the spec fixes exactly (the 402) are left as they are.
+ */
 export function markSandbox(provider: RegistryProvider) {
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (provider.sandbox) reply.header(SANDBOX_HEADER, 'true');
+    if (!provider.sandbox) return payload;
+    reply.header(SANDBOX_HEADER, 'true');
+    if (reply.statusCode >= 400 && typeof payload === 'string' && payload.startsWith('{"success":false,"status":"ERROR"')) {
+      try {
+        return JSON.stringify({ ...(JSON.parse(payload) as Record<string, unknown>), sandbox: true });
+      } catch {
+        return payload;
+      }
+    }
     return payload;
   };
 }
