@@ -112,7 +112,7 @@ export class HttpRegistryProvider implements RegistryProvider {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
 
-  constructor(private readonly options: HttpProviderOptions) {
+  constructor(options: HttpProviderOptions) {
     const url = new URL(options.baseUrl); // raises on a malformed URL at start-up
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('registry provider URL must be http(s)');
     this.base = url.href.replace(/\/+$/, '');
