@@ -12,8 +12,9 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; error: Registry
 /** Longest accepted name field, characters (RENAPO's own fields are shorter). */
 export const MAX_NAME_LENGTH = 100;
 
-// Letters of any script plus the separators names use: space, apostrophe, hyphen, dot.
-const NAME_RE = /^[\p{L}\p{M}][\p{L}\p{M} '’.\-]*$/u;
+// A letter (any script) first, then letters, combining marks and the separators names use: space,
+// apostrophe, hyphen, dot.
+const NAME_RE = /^\p{L}[\p{L}\p{M} '’.\-]*$/u;
 
 const missing = (parameter: string): Validated<never> => ({
   ok: false,

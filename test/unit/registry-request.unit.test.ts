@@ -34,7 +34,7 @@ describe('get-curp request validation (spec: Government registry lookups)', () =
     ['fechaNacimiento', '1956-02-30'], ['fechaNacimiento', '1956-13-01'], ['fechaNacimiento', '27/04/1956'], ['fechaNacimiento', '1956-4-27'],
     ['fechaNacimiento', '2026-11-22'], ['fechaNacimiento', '1899-12-31'], ['fechaNacimiento', 19560427],
     ['claveEntidad', '00'], ['claveEntidad', '33'], ['claveEntidad', '1'], ['claveEntidad', 'JC'], ['claveEntidad', 9], ['claveEntidad', 'ne'],
-    ['nombres', 42], ['nombres', ['Ana']], ['nombres', 'Ana<script>'], ['nombres', '123'], ['primerApellido', 'x'.repeat(101)], ['segundoApellido', 7],
+    ['nombres', 42], ['nombres', ['Ana']], ['nombres', 'Ana<script>'], ['nombres', '123'], ['nombres', '\u0301a'], ['nombres', '-Ana'], ['primerApellido', 'x'.repeat(101)], ['segundoApellido', 7],
   ];
   it.each(invalid)('INVALID_PARAMETER for %s = %j', (k, v) => {
     const r = validateGetCurpRequest({ ...OK, [k]: v }, TODAY);

@@ -70,3 +70,26 @@ describe('sandbox provider', () => {
     expect(() => new SandboxRegistryProvider({ fixtureFiles: [path.join(dir, 'missing.json')] })).toThrow(/cannot read/);
   });
 });
+
+describe('sandbox robustness', () => {
+  it('any request that passes validation gets an answer, never an exception (5,000 random names)', async () => {
+    const { validateGetCurpRequest } = await import('../../domain/registry/validate-request.ts');
+    const { dayNumber } = await import('../../domain/curp/index.ts');
+    const p = new SandboxRegistryProvider({ today: '2026-11-21' });
+    const alphabet = ['a', 'Ñ', 'ü', 'É', ' ', "'", '-', '.', '\u0301', 'Ж', 'ß', 'ﬁ', 'İ', '中', '٣', 'x', 'MARIA ', 'DE ', 'Y ', 'MC '];
+    let seed = 99;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const word = () => Array.from({ length: 1 + rnd(12) }, () => alphabet[rnd(alphabet.length)]).join('');
+    let answered = 0;
+    for (let i = 0; i < 5000; i++) {
+      const body = { nombres: word(), primerApellido: word(), segundoApellido: rnd(2) ? word() : undefined, sexo: 'H', fechaNacimiento: '1990-01-01', claveEntidad: 'NE' };
+      const v = validateGetCurpRequest(body, dayNumber('2026-11-21'));
+      if (!v.ok) continue;
+      const r = await p.getCurp(v.value);
+      expect(r.found).toBe(true);
+      expect(r.found && r.record.curp).toMatch(/^[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d$/);
+      answered++;
+    }
+    expect(answered).toBeGreaterThan(500);
+  });
+});
