@@ -105,7 +105,8 @@ describe('fingerprint key', () => {
       expect(a.length).toBe(32);
       expect(b.equals(a)).toBe(true);
       expect(statSync(join(dir, 'registry-fingerprint.key')).mode & 0o777).toBe(0o600);
-      expect(loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'operator-key' })).toString()).toBe('operator-key');
+      expect(loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'operator-key-0123456789' })).toString()).toBe('operator-key-0123456789');
+      expect(() => loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'short' }))).toThrow(/16 bytes/);
       writeFileSync(join(dir, 'registry-fingerprint.key'), 'abc');
       expect(() => loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }))).toThrow(/16 bytes/);
     } finally {

@@ -47,7 +47,11 @@ export function createRegistryProvider(config: Config): RegistryProvider {
  * DATA_DIR (mode 0600) so fingerprints stay comparable across restarts.
  */
 export function loadFingerprintKey(config: Config): Buffer {
-  if (config.REGISTRY_FINGERPRINT_KEY) return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
+  if (config.REGISTRY_FINGERPRINT_KEY) {
+    // A short key could be guessed, and then fingerprints brute-forced back to names and dates.
+    if (Buffer.byteLength(config.REGISTRY_FINGERPRINT_KEY) < 16) throw new Error('REGISTRY_FINGERPRINT_KEY must be at least 16 bytes');
+    return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
+  }
   const dir = resolve(config.DATA_DIR);
   const file = join(dir, 'registry-fingerprint.key');
   const read = (): Buffer => {
