@@ -89,10 +89,13 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(await balance()).toBe(before);
   });
 
-  it('400 MISSING_PARAMETER for an empty body', async () => {
+  it('400 for an empty body, with or without a JSON content type', async () => {
     const r = await s.fetch(GET_CURP, { method: 'POST', key });
     expect(r.status).toBe(400);
     expect((await r.json()).type).toBe('MISSING_PARAMETER');
+    const j = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(j.status).toBe(400);
+    expect((await j.json()).status).toBe('ERROR');
   });
 
   const invalid: Array<[string, unknown]> = [
@@ -349,6 +352,8 @@ describe('POST /v1/mex/curp/validate (free)', () => {
       expect(doc.paths[p].post.tags).toContain('mex');
     }
     expect(JSON.stringify(doc.paths[VALIDATE].post)).toContain('components');
+    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '402', '404', '503']);
+    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '402', '503']);
     expect(JSON.stringify(doc.paths[GET_CURP].post)).toContain('claveEntidad');
   });
 });

@@ -1,7 +1,7 @@
 import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
 import { dayNumber, validateCurp } from '../../../../domain/curp/index.ts';
-import { CurpValidateBody, CurpValidateResponse } from './schemas.ts';
+import { CurpValidateBody, CurpValidateResponse, RegistryError } from './schemas.ts';
 import { registryError } from './runtime.ts';
 
 /**
@@ -23,7 +23,7 @@ export function registerCurpValidate(app: ApiApp, ctx: AppContext): void {
         "RENAPO's inconvenient-word rule and the check digit. Free of credits. A well-formed CURP is not proof that RENAPO issued it: " +
         'use get-curp for that.',
       body: CurpValidateBody,
-      response: { 200: CurpValidateResponse },
+      response: { 200: CurpValidateResponse, 400: RegistryError },
     },
     validatorCompiler: () => (data) => ({ value: data }),
     handler: async (request) => {

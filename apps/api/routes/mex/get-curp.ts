@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { dayNumber } from '../../../../domain/curp/index.ts';
 import { lookupFingerprint, validateGetCurpRequest } from '../../../../domain/registry/index.ts';
 import { RegistryUnavailableError, type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
-import { GetCurpBody, GetCurpResponse } from './schemas.ts';
+import { GetCurpBody, GetCurpResponse, RegistryError, lookupErrorResponses } from './schemas.ts';
 import { recordLookup, registryError, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
 import type { RegistryDeps } from './index.ts';
 
@@ -30,7 +30,7 @@ export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps
         '404 `NOT_FOUND`; 402 `{success:false, error:"Insufficient credits", credits_required, credits_available}`; ' +
         '503 `SERVICE_UNAVAILABLE` with `error_code` and `details.service`/`details.error_message`.',
       body: GetCurpBody,
-      response: { 200: GetCurpResponse },
+      response: { 200: GetCurpResponse, ...lookupErrorResponses, 404: RegistryError },
     },
     // The spec's own validation (MISSING_PARAMETER/INVALID_PARAMETER) runs in preValidation, before credits are reserved.
     validatorCompiler: () => (data) => ({ value: data }),

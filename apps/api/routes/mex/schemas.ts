@@ -107,12 +107,28 @@ export const CurpValidateResponse = z.object({
   }),
 });
 
-/** Registry error body (for the OpenAPI document). */
-export const RegistryError = z.object({
-  success: z.literal(false),
-  status: z.literal('ERROR'),
-  type: z.string().describe('MISSING_PARAMETER, INVALID_PARAMETER, NOT_FOUND or SERVICE_UNAVAILABLE.'),
-  message: z.string(),
-  error_code: z.string().optional().describe('`SERVICE_UNAVAILABLE` on 503.'),
-  details: z.object({ service: z.string(), error_message: z.string(), reason: z.string() }).optional().describe('On 503.'),
-});
+/** Registry error body (OpenAPI document; loose so that no field is ever dropped when serialising). */
+export const RegistryError = z
+  .looseObject({
+    success: z.literal(false),
+    status: z.literal('ERROR'),
+    type: z.string().describe('MISSING_PARAMETER, INVALID_PARAMETER, NOT_FOUND or SERVICE_UNAVAILABLE.'),
+    message: z.string(),
+    error_code: z.string().optional().describe('`SERVICE_UNAVAILABLE` on 503.'),
+    details: z.record(z.string(), z.unknown()).optional().describe('On 503: `service` (RENAPO or INE), `error_message`, `reason`.'),
+    sandbox: z.literal(true).optional().describe('Present on sandbox answers.'),
+  })
+  .describe('Registry error shape.');
+
+/** The spec's 402 body on registry routes (rendered by the platform edge). */
+export const InsufficientCredits = z
+  .looseObject({
+    success: z.literal(false),
+    error: z.literal('Insufficient credits'),
+    credits_required: z.number(),
+    credits_available: z.number(),
+  })
+  .describe('Insufficient credits.');
+
+/** Documented error answers of the priced lookups. */
+export const lookupErrorResponses = { 400: RegistryError, 402: InsufficientCredits, 503: RegistryError } as const;
