@@ -7,6 +7,7 @@ import { curpInternalConsonants, curpNameInitials, curpStateCode, parseIsoDate }
 /** Parts of a CURP that can disagree with personal data. */
 export type CurpMismatch = 'name_initials' | 'internal_consonants' | 'birth_date' | 'sex' | 'state';
 
+/** Result of {@link compareCurpWithPerson}. */
 export interface CurpPersonComparison {
   /** True when every part that could be compared agrees. */
   consistent: boolean;

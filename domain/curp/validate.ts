@@ -44,6 +44,7 @@ export type CurpErrorCode =
   /** Position 18 not the check digit computed from positions 1-17. */
   | 'invalid_check_digit';
 
+/** One broken rule of a CURP. */
 export interface CurpValidationError {
   code: CurpErrorCode;
   /** 1-based positions of the offending characters. */
@@ -77,6 +78,7 @@ export interface CurpComponents {
   expected_check_digit: string | null;
 }
 
+/** Result of {@link validateCurp}. */
 export interface CurpValidation {
   /** The CURP as validated (trimmed, upper case). */
   curp: string;
@@ -86,6 +88,7 @@ export interface CurpValidation {
   components: CurpComponents | null;
 }
 
+/** Options of {@link validateCurp}. */
 export interface ValidateCurpOptions {
   /**
    * Reference day for the "not in the future" rule, as `YYYY-MM-DD`, a Date (its UTC day) or a

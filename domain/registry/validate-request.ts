@@ -7,6 +7,7 @@ import { FOREIGN_BORN_CODE, parseIsoDate, stateByClaveEntidad } from '../curp/in
 import type { CurpLookupRequest, VoterLookupRequest } from '../../infra/ports/registry-provider.ts';
 import type { RegistryRequestError } from './errors.ts';
 
+/** A validated value, or the spec's 400 error for the first fault. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: RegistryRequestError };
 
 /** Longest accepted name field, characters (RENAPO's own fields are shorter). */
@@ -92,6 +93,7 @@ export function validateGetCurpRequest(body: unknown, todayYmd: number): Validat
 const EXTRA_KEY_RE = /^[A-Za-z][A-Za-z0-9_]{0,40}$/;
 /** Most extra parameters passed through to the provider; longest extra value (characters). */
 export const MAX_EXTRA_PARAMETERS = 10;
+/** Longest extra parameter value passed to the provider, characters. */
 export const MAX_EXTRA_VALUE_LENGTH = 100;
 
 function digits(b: Record<string, unknown>, key: string, n: number, required: boolean): Validated<string | undefined> {

@@ -46,6 +46,7 @@ import {
   type VoterLookupResult,
 } from '../../ports/registry-provider.ts';
 
+/** Configuration of {@link HttpRegistryProvider} (from the REGISTRY_PROVIDER_* variables). */
 export interface HttpProviderOptions {
   /** Base URL, e.g. `https://api.provider.example/v1`. */
   baseUrl: string;

@@ -32,6 +32,7 @@ import {
 } from '../../ports/registry-provider.ts';
 import { DEFAULT_FIXTURES_PATH, loadFixtureFile, type FixturePerson, type FixtureSet, type FixtureVoter } from './fixtures.ts';
 
+/** Options of {@link SandboxRegistryProvider}. */
 export interface SandboxProviderOptions {
   /** Extra fixture files (JSON/CSV) added to the embedded ones. */
   fixtureFiles?: readonly string[];
