@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SandboxRegistryProvider } from '../../infra/registry-provider/sandbox/sandbox-provider.ts';
 import { FixtureError } from '../../infra/registry-provider/sandbox/fixtures.ts';
-import { validateCurp } from '../../domain/curp/index.ts';
+import { curpCheckDigit, validateCurp } from '../../domain/curp/index.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'registry-fixtures-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,6 +51,17 @@ describe('sandbox provider', () => {
     expect(r.found && r.record.curp).toBe('RIXA990909MNESXN02');
     expect(await p.validateVoter({ cic: '555666777' })).toEqual({ valid: false, cic: '555666777', message: 'Credencial cancelada' });
   });
+  it('never gives two people the same CURP: explicit homonym characters are skipped', async () => {
+    const person = { primerApellido: 'Ruiz', segundoApellido: 'Soto', sexo: 'H' as const, fechaNacimiento: '1980-03-03', claveEntidad: '05' };
+    const first16 = 'RUSA800303HCLZTN';
+    const p = new SandboxRegistryProvider({
+      withoutDefaults: true,
+      fixtures: { people: [{ ...person, nombres: 'Ana', curp: first16 + '0' + curpCheckDigit(first16 + '0'), segundoApellido: 'Soto', nacionalidad: undefined, estatus: undefined }] as never, voters: [] },
+    });
+    const a = await p.getCurp({ ...person, nombres: 'Anton' });
+    expect(a.found && a.record.curp.slice(0, 17)).toBe(first16 + '1');
+  });
+
   it('refuses bad fixture files at construction, naming file and record', () => {
     const cases: Array<[string, string, RegExp]> = [
       ['bad.json', '{not json', /not JSON/],
