@@ -128,6 +128,15 @@ describe('GET /v1/email/verify: statuses and score bands', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents both e-mail operations with their fields', async () => {
+    const doc = await (await fetch(`${s.url}/openapi.json`)).json();
+    expect(doc.paths['/v1/email/verify'].get).toBeDefined();
+    expect(doc.paths['/v1/email/verify/batch'].post).toBeDefined();
+    expect(JSON.stringify(doc.paths['/v1/email/verify'])).toContain('aliasOf');
+  });
+});
+
 describe('POST /v1/email/verify/batch', () => {
   it('keeps input order, verifies duplicates once, and returns statistics; 1 credit per request', async () => {
     const emails = ['ana@empresa.com.mx', 'bad-address', 'x@mailinator.com', 'ana@empresa.com.mx', 'soporte@empresa.com.mx', 'a.b+c@gmail.com', 'q@gmial.com', 'z@servfail.com.mx'];
