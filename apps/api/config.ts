@@ -41,6 +41,27 @@ export const ConfigSchema = z.object({
     .transform((v) => v === 'true'),
   /** Remaining credits (fraction of the monthly allowance) under which `user.credits.low` fires. */
   CREDITS_LOW_FRACTION: z.coerce.number().min(0).max(1).default(0.1),
+
+  // --- registry lookups (RENAPO/INE, docs/registry.md) ---
+  /** `sandbox` (embedded default: synthetic fixture registry, answers marked) or `http` (certified provider). */
+  REGISTRY_PROVIDER: z.enum(['sandbox', 'http']).default('sandbox'),
+  /** Provider base URL (required when REGISTRY_PROVIDER=http). */
+  REGISTRY_PROVIDER_URL: optionalString,
+  /** Provider credentials: a Bearer API key, or username + password for HTTP Basic. Never logged. */
+  REGISTRY_PROVIDER_API_KEY: optionalString,
+  REGISTRY_PROVIDER_USERNAME: optionalString,
+  REGISTRY_PROVIDER_PASSWORD: optionalString,
+  /** Per-call timeout of the provider, ms. */
+  REGISTRY_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8000),
+  /** Retries of retry-safe provider failures (connection reset/refused, 502/503/504/429). */
+  REGISTRY_PROVIDER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /** Consecutive failed lookups that open the circuit breaker; how long it stays open (ms). */
+  REGISTRY_BREAKER_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
+  REGISTRY_BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Extra sandbox fixture files (JSON or CSV), comma-separated. */
+  REGISTRY_SANDBOX_FIXTURES: optionalString,
+  /** HMAC key of lookup fingerprints in events; unset = a random key kept in DATA_DIR/registry-fingerprint.key. */
+  REGISTRY_FINGERPRINT_KEY: optionalString,
   // --- email (issue 6): e-mail verifier ---------------------------------------------------------------
   /** Recursive DNS servers for MX look-ups, comma-separated `ip`, `ip:port` or `[ipv6]:port`; unset = the system's. */
   EMAIL_DNS_SERVERS: z
@@ -75,6 +96,19 @@ export const ConfigSchema = z.object({
   /** Addresses verified concurrently inside one batch. */
   EMAIL_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(16),
   // --- end email --------------------------------------------------------------------------------------
+  // --- webhooks (docs/webhooks.md) ---
+  /** AES-256-GCM key sealing endpoint secrets (64 hex chars or base64 of 32 bytes); unset = generated once into DATA_DIR/webhook-secret.key. */
+  WEBHOOK_SECRET_KEY: optionalString,
+  /** Comma-separated CIDRs exempt from the SSRF guard (e.g. `10.0.0.0/8` for an internal receiver). */
+  WEBHOOK_ALLOW_CIDRS: optionalString,
+  /** PEM file of extra CA certificates trusted for receivers (added to Node's roots). */
+  WEBHOOK_CA_CERTS: optionalString,
+  /** Per-attempt time limit in ms (spec: 10 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of one endpoint in flight at once. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** How often (ms) the embedded workflow engine looks for due timers. */
+  WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -39,26 +39,34 @@ function limitValue(v: string | undefined): number | null | undefined {
   return n;
 }
 
+function parseCli(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        tenant: { type: 'string' },
+        permissions: { type: 'string' },
+        test: { type: 'boolean', default: false },
+        'key-id': { type: 'string' },
+        amount: { type: 'string' },
+        rpm: { type: 'string' },
+        concurrency: { type: 'string' },
+        reason: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseCli(argv);
   const config = loadConfig();
   const dataDir = resolve(config.DATA_DIR);
   const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string' },
-      tenant: { type: 'string' },
-      permissions: { type: 'string' },
-      test: { type: 'boolean', default: false },
-      'key-id': { type: 'string' },
-      amount: { type: 'string' },
-      rpm: { type: 'string' },
-      concurrency: { type: 'string' },
-      reason: { type: 'string' },
-    },
-  });
   const need = (name: keyof typeof values): string => {
     const v = values[name];
     if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);

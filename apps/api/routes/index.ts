@@ -1,10 +1,14 @@
 import type { ApiApp } from '../app.ts';
 import type { AppContext } from '../context.ts';
 import { registerPlatformRoutes } from './platform/index.ts';
+import { registerMexRoutes } from './mex/index.ts';
 import { registerEmailRoutes } from './email/index.ts';
+import { registerWebhookRoutes } from './webhooks/index.ts';
 
 /** Every route group. One line per group. */
 export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void> {
   registerPlatformRoutes(app, ctx);
+  registerMexRoutes(app, ctx);
   registerEmailRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
 }

@@ -68,6 +68,7 @@ export class SqliteEventStore implements EventStore {
         recorded_at TEXT NOT NULL,
         UNIQUE (stream_name, stream_revision)
       );
+      CREATE INDEX IF NOT EXISTS events_type_position ON events (type, global_position);
     `);
     this.stmts = {
       current: this.db.prepare<[string], { rev: number | null }>('SELECT MAX(stream_revision) AS rev FROM events WHERE stream_name = ?'),
@@ -146,7 +147,7 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     return pollingSubscription(
-      async (from, max) => this.readAllSync(from, max),
+      async (from, max, types) => this.readAllSync(from, max, types),
       () => this.headPosition(),
       options,
       (wake) => {
