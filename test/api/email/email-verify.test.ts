@@ -25,12 +25,12 @@ beforeAll(async () => {
     config: {
       JWT_SECRET,
       EMAIL_DNS_SERVERS: dns.server,
-      EMAIL_DNS_TIMEOUT_MS: 300,
+      EMAIL_DNS_TIMEOUT_MS: 3000,
       EMAIL_DNS_ATTEMPTS: 1,
       EMAIL_SMTP_PORT: smtp.port,
       EMAIL_SMTP_ALLOW_PRIVATE: 'true',
-      EMAIL_SMTP_COMMAND_TIMEOUT_MS: 500,
-      EMAIL_SMTP_TOTAL_TIMEOUT_MS: 2000,
+      EMAIL_SMTP_COMMAND_TIMEOUT_MS: 2000,
+      EMAIL_SMTP_TOTAL_TIMEOUT_MS: 5000,
       EMAIL_SMTP_HELO_NAME: 'verify.sello.test',
     },
   });
