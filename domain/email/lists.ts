@@ -36,7 +36,9 @@ function load(): Lists {
   const suggestDomains = [
     ...new Set([...spellChecker.POPULAR_DOMAINS, ...commonProviders, ...allProviders.filter((d) => d.endsWith('.mx'))]),
   ];
-  const suggestTlds = [...new Set([...spellChecker.POPULAR_TLDS, ...allProviders.map((d) => d.split('.').slice(1).join('.'))])];
+  // TLD candidates: the package's popular TLDs plus the public suffixes of the suggestion domains (com.mx,
+  // net.mx...). Every extra candidate costs fuzzy-matching time on each new domain, so not all 8k providers'.
+  const suggestTlds = [...new Set([...spellChecker.POPULAR_TLDS, ...suggestDomains.map((d) => d.split('.').slice(1).join('.'))])];
   lists = { disposable, disposableWildcard, free: new Set(allProviders), role, suggestDomains, suggestDomainSet: new Set(suggestDomains), suggestTlds };
   return lists;
 }
