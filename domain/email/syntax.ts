@@ -102,6 +102,15 @@ export function parseEmailAddress(input: unknown): SyntaxResult {
   // Lone surrogates would make the parser and TextEncoder disagree; reject them first.
   if (LONE_SURROGATE.test(input)) return { valid: false, reason: 'unsafe_character' };
 
+  // Comments and white space outside quoted strings are rejected by policy (see above) whatever the parser
+  // would make of them; deciding it here also spares the parser's recursion on nested comments.
+  if (hasCfwsOutsideQuotes(input)) return { valid: false, reason: 'comment_or_whitespace' };
+  // Length limits first (RFC 5321 §4.5.3.1): they bound the parser's input, and an over-long part is invalid
+  // wherever the parser would have split it (a literal holding '@' is rejected below anyway).
+  const lastAt = input.lastIndexOf('@');
+  if (utf8Length(input.slice(0, lastAt)) > 64) return { valid: false, reason: 'local_too_long' };
+  if (utf8Length(input.slice(lastAt + 1)) > 255) return { valid: false, reason: 'domain_too_long' };
+
   let local: string;
   let domain: string;
   if (SIMPLE_DOT_ATOM.test(input)) {
@@ -179,6 +188,20 @@ export function parseEmailAddress(input: unknown): SyntaxResult {
     quotedLocal,
     smtputf8,
   };
+}
+
+/** True when `(`, `)` or white space occurs outside a quoted string (honouring backslash escapes in quotes). */
+function hasCfwsOutsideQuotes(input: string): boolean {
+  let quoted = false;
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i]!;
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === '(' || c === ')' || c === ' ' || c === '\t' || c === '\r' || c === '\n') return true;
+  }
+  return false;
 }
 
 /**
