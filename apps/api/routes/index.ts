@@ -6,6 +6,7 @@ import { registerEmailRoutes } from './email/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
 import { registerFaceMatchingRoutes } from './face-matching/index.ts';
 import { registerOcrRoutes } from './ocr/index.ts';
+import { registerFaceRoutes } from './face/index.ts';
 
 /** Every route group. One line per group. */
 export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void> {
@@ -15,4 +16,5 @@ export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void
   registerWebhookRoutes(app, ctx);
   registerFaceMatchingRoutes(app, ctx);
   registerOcrRoutes(app, ctx);
+  registerFaceRoutes(app, ctx);
 }
