@@ -41,7 +41,7 @@ describe('POST /v1/face/verify', () => {
   it('verifies the same face and rejects a different one, charging 2 credits and emitting face.verified', async () => {
     const a1 = await faceCrop('a', 0.6);
     const a2 = await faceCrop('a', 0.35, { brightness: 1.15, flip: true });
-    const b = await faceCrop('b', 0.6);
+    const other = await faceCrop('c', 0.6);
     const same = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: a2 } }));
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body.success).toBe(true);
@@ -55,7 +55,7 @@ describe('POST /v1/face/verify', () => {
     expect(d.processing_time).toBeGreaterThan(0);
     expect(same.headers.get('x-credit-cost')).toBe('2');
 
-    const diff = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: b } }));
+    const diff = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: other } }));
     expect(diff.status).toBe(200);
     expect(diff.body.data.verified).toBe(false);
     expect(diff.body.data.distance).toBeGreaterThan(diff.body.data.threshold);
