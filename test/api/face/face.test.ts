@@ -262,6 +262,26 @@ describe('POST /v1/face/liveness', () => {
   });
 });
 
+describe('access and rate classes', () => {
+  it('needs the read permission and limits analyze, landmarks and liveness at half the standard rate', async () => {
+    const t = await s.createTenant('free');
+    const writeOnly = await s.createKey(t, ['write']);
+    const denied = await s.fetch('/v1/face/detect', { method: 'POST', key: writeOnly.key, body: form({ image: { data: await tiny() } }) });
+    expect(denied.status).toBe(403);
+    const reader = await s.createKey(t, ['read']);
+    await s.setLimits(t, 4, null); // standard 4/min, heavy 2/min
+    const status = async (path: string) =>
+      (await s.fetch(path, { method: 'POST', key: reader.key, body: form({ image: { data: await tiny() } }) })).status;
+    // image_too_small is refused before inference and not charged, but it counts against the rate limit
+    expect(await status('/v1/face/analyze')).toBe(400);
+    expect(await status('/v1/face/liveness')).toBe(400);
+    expect(await status('/v1/face/landmarks')).toBe(429);
+    expect(await status('/v1/face/detect')).toBe(400);
+    expect(await status('/v1/face/detect')).toBe(400);
+    expect(await status('/v1/face/detect')).toBe(400);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the five face routes and says which expect one face', async () => {
     const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
