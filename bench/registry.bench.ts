@@ -8,6 +8,7 @@
  */
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
+import os from 'node:os';
 import { startTestServer } from '../test/helpers/server.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' } } });
@@ -37,7 +38,7 @@ const priced = await measure('/v1/bench/bare-priced');
 const curp = await measure('/v1/mex/renapo/get-curp');
 const lookups = (await s.ctx.events.readStream(`registry-${tenantId}`)).events.length;
 
-console.log(`node ${process.version}, ${connections} connections, ${duration} s per route after a 1 s warm-up, embedded adapters (SQLite)`);
+console.log(`node ${process.version}, ${connections} connections, ${duration} s per route after a 1 s warm-up, embedded adapters (SQLite), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
 console.log(JSON.stringify({ bare_authenticated: bare, bare_priced_5_credits: priced, sandbox_get_curp: curp, lookup_events_recorded: lookups }, null, 2));
 console.log(
   `\nbare authenticated: ${bare.rps} req/s p99 ${bare.p99_ms} ms | bare priced: ${priced.rps} req/s p99 ${priced.p99_ms} ms | ` +

@@ -101,6 +101,7 @@ async function main(): Promise<void> {
 
   await stack.close();
   for (const rx of receivers) await rx.close();
+  cert.dispose();
   rmSync(dir, { recursive: true, force: true });
 }
 

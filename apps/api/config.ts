@@ -92,6 +92,8 @@ export const ConfigSchema = z.object({
   EMAIL_SMTP_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1500),
   /** Budget of the whole probe, ms (the spec promises 1-5 s). */
   EMAIL_SMTP_TOTAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(5_000).default(4500),
+  /** Concurrent probe sessions against one MX address. */
+  EMAIL_SMTP_MAX_SESSIONS_PER_HOST: z.coerce.number().int().min(1).max(50).default(4),
   /** Let the probe connect to loopback/private addresses (tests only: otherwise an MX record could aim it inside). */
   EMAIL_SMTP_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** Check Gravatar (a HEAD request per address to the base URL); off by default. */

@@ -16,6 +16,8 @@ import {
 interface Cached {
   state: CreditState;
   revision: number | null;
+  /** The stream has been read at least once (else the cached state may miss older events). */
+  loaded: boolean;
   /** Per-tenant queue: one decision at a time in this process; other processes are caught by revisions. */
   lock: Promise<unknown>;
 }
@@ -38,7 +40,7 @@ export class CreditLedger {
   private entry(tenantId: string): Cached {
     let c = this.cache.get(tenantId);
     if (!c) {
-      c = { state: initialCreditState(), revision: null, lock: Promise.resolve() };
+      c = { state: initialCreditState(), revision: null, loaded: false, lock: Promise.resolve() };
       this.cache.set(tenantId, c);
     }
     return c;
@@ -49,6 +51,7 @@ export class CreditLedger {
     const from = c.revision === null ? 0 : c.revision + 1;
     const { events } = await this.store.readStream(creditStream(tenantId), { fromRevision: from });
     for (const e of events) this.fold(c, e);
+    c.loaded = true;
   }
 
   /** Folds one recorded event unless it is already folded (revisions make this idempotent). */
@@ -73,7 +76,10 @@ export class CreditLedger {
           const tenantId = e.streamName.slice('credits-'.length);
           const c = this.entry(tenantId);
           if (c.revision !== null && e.streamRevision > c.revision + 1) await this.refresh(tenantId, c);
-          else this.fold(c, e);
+          else {
+            this.fold(c, e);
+            if (e.streamRevision === 0) c.loaded = true;
+          }
         }
       },
     });
@@ -100,7 +106,9 @@ export class CreditLedger {
   private async decideAndAppend(tenantId: string, decide: (state: CreditState) => CreditEvent | null): Promise<CreditEvent | null> {
     return this.serialized(tenantId, async (c) => {
       for (let attempt = 0; ; attempt++) {
-        await this.refresh(tenantId, c);
+        // The first attempt decides on the cached state (kept current by `follow`); the expected
+        // revision catches anything it missed, and the retry re-reads the stream.
+        if (attempt > 0 || !c.loaded || !this.following) await this.refresh(tenantId, c);
         const event = decide(c.state);
         if (!event) return null;
         try {

@@ -44,6 +44,7 @@ export type CurpErrorCode =
   /** Position 18 not the check digit computed from positions 1-17. */
   | 'invalid_check_digit';
 
+/** One broken rule of a CURP. */
 export interface CurpValidationError {
   code: CurpErrorCode;
   /** 1-based positions of the offending characters. */
@@ -77,6 +78,7 @@ export interface CurpComponents {
   expected_check_digit: string | null;
 }
 
+/** Result of {@link validateCurp}. */
 export interface CurpValidation {
   /** The CURP as validated (trimmed, upper case). */
   curp: string;
@@ -86,6 +88,7 @@ export interface CurpValidation {
   components: CurpComponents | null;
 }
 
+/** Options of {@link validateCurp}. */
 export interface ValidateCurpOptions {
   /**
    * Reference day for the "not in the future" rule, as `YYYY-MM-DD`, a Date (its UTC day) or a
@@ -226,12 +229,17 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
   const todayYmd = dayNumber(options.today);
   if (isValidCurp(curp, todayYmd)) return { curp, valid: true, errors: [], components: validComponents(curp) };
 
-  const bad: number[] = [];
+  // Only rule-breaking parts allocate: most invalid CURPs break one rule.
+  let bad: number[] | null = null;
+  let badBefore18 = false;
   for (let i = 0; i < 18; i++) {
     const c = curp.charCodeAt(i);
-    if (c >= 128 || CHAR_VALUE[c]! < 0) bad.push(i + 1);
+    if (c >= 128 || CHAR_VALUE[c]! < 0) {
+      (bad ??= []).push(i + 1);
+      if (i < 17) badBefore18 = true;
+    }
   }
-  if (bad.length) errors.push({ code: 'invalid_characters', positions: bad, message: 'a CURP only holds the characters A-Z and 0-9' });
+  if (bad) errors.push({ code: 'invalid_characters', positions: bad, message: 'a CURP only holds the characters A-Z and 0-9' });
 
   const cls = (i: number): number => {
     const c = curp.charCodeAt(i);
@@ -239,10 +247,12 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
   };
 
   // Positions 1-4.
-  const initialsBad = [0, 2, 3].filter((i) => !(cls(i) & 1)).map((i) => i + 1);
-  if (!(cls(1) & 4)) initialsBad.push(2);
-  initialsBad.sort((a, b) => a - b);
-  if (initialsBad.length) {
+  let initialsBad: number[] | null = null;
+  if (!(cls(0) & 1)) (initialsBad ??= []).push(1);
+  if (!(cls(1) & 4)) (initialsBad ??= []).push(2);
+  if (!(cls(2) & 1)) (initialsBad ??= []).push(3);
+  if (!(cls(3) & 1)) (initialsBad ??= []).push(4);
+  if (initialsBad) {
     errors.push({
       code: 'invalid_name_initials',
       positions: initialsBad,
@@ -293,12 +303,13 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
   if (!state) errors.push({ code: 'invalid_state', positions: [12, 13], message: `${stateCode} is not a state code (Anexo 1) nor NE (born abroad)` });
 
   // Positions 14-16.
-  const consBad = [13, 14, 15].filter((i) => !(cls(i) & 8)).map((i) => i + 1);
-  if (consBad.length) errors.push({ code: 'invalid_internal_consonants', positions: consBad, message: 'positions 14-16 must be consonants (X when none)' });
+  let consBad: number[] | null = null;
+  for (let i = 13; i < 16; i++) if (!(cls(i) & 8)) (consBad ??= []).push(i + 1);
+  if (consBad) errors.push({ code: 'invalid_internal_consonants', positions: consBad, message: 'positions 14-16 must be consonants (X when none)' });
 
   // Position 18.
   let expected: string | null = null;
-  if (!bad.some((p) => p <= 17)) {
+  if (!badBefore18) {
     let sum = 0;
     for (let i = 0; i < 17; i++) sum += CHAR_VALUE[curp.charCodeAt(i)]! * (18 - i);
     expected = String((10 - (sum % 10)) % 10);

@@ -15,6 +15,7 @@ export const REGISTRY_ERRORS = {
   SERVICE_UNAVAILABLE: 503,
 } as const;
 
+/** A registry error `type` (key of {@link REGISTRY_ERRORS}). */
 export type RegistryErrorType = keyof typeof REGISTRY_ERRORS;
 
 /** A request that failed validation: the type, the parameter at fault and a client-safe message. */

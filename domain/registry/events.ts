@@ -5,6 +5,7 @@
  */
 import type { RegistryUnavailableReason } from '../../infra/ports/registry-provider.ts';
 
+/** Event type of a completed lookup (any outcome). */
 export const REGISTRY_LOOKUP_COMPLETED = 'registry.lookup.completed';
 
 /** Stream of a tenant's lookups. */
@@ -12,8 +13,10 @@ export function registryStream(tenantId: string): string {
   return `registry-${tenantId}`;
 }
 
+/** Which lookup: RENAPO get-curp or INE voter list. */
 export type RegistryOperation = 'renapo.get-curp' | 'ine.validate-voter-list';
 
+/** How a lookup ended. */
 export type RegistryLookupOutcome =
   /** get-curp answered with a person. */
   | 'found'
@@ -28,6 +31,7 @@ export type RegistryLookupOutcome =
   /** The request failed validation and never reached the provider (400). */
   | 'rejected';
 
+/** `data` of `registry.lookup.completed`: no personal data. */
 export interface RegistryLookupCompletedData {
   operation: RegistryOperation;
   /** 32 hex characters, see `lookupFingerprint`; null when the request was rejected before parsing. */
@@ -48,6 +52,7 @@ export interface RegistryLookupCompletedData {
   registry_status?: string;
 }
 
+/** The `registry.lookup.completed` event as appended. */
 export interface RegistryLookupCompleted {
   type: typeof REGISTRY_LOOKUP_COMPLETED;
   data: RegistryLookupCompletedData;

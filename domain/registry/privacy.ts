@@ -16,7 +16,9 @@ function canonical(parts: readonly (string | undefined)[]): string {
  * candidates. Equal requests (case/space-insensitive) give equal fingerprints under one key.
  */
 export function lookupFingerprint(key: string | Uint8Array, operation: 'renapo.get-curp', request: CurpLookupRequest): string;
+/** Fingerprint of a voter-list request (see the get-curp overload). */
 export function lookupFingerprint(key: string | Uint8Array, operation: 'ine.validate-voter-list', request: VoterLookupRequest): string;
+/** Implementation of the overloads above. */
 export function lookupFingerprint(key: string | Uint8Array, operation: string, request: CurpLookupRequest | VoterLookupRequest): string {
   const parts =
     'cic' in request

@@ -7,13 +7,15 @@ import { FOREIGN_BORN_CODE, parseIsoDate, stateByClaveEntidad } from '../curp/in
 import type { CurpLookupRequest, VoterLookupRequest } from '../../infra/ports/registry-provider.ts';
 import type { RegistryRequestError } from './errors.ts';
 
+/** A validated value, or the spec's 400 error for the first fault. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: RegistryRequestError };
 
 /** Longest accepted name field, characters (RENAPO's own fields are shorter). */
 export const MAX_NAME_LENGTH = 100;
 
-// Letters of any script plus the separators names use: space, apostrophe, hyphen, dot.
-const NAME_RE = /^[\p{L}\p{M}][\p{L}\p{M} '’.\-]*$/u;
+// A letter (any script) first, then letters, combining marks and the separators names use: space,
+// apostrophe, hyphen, dot.
+const NAME_RE = /^\p{L}[\p{L}\p{M} '’.\-]*$/u;
 
 const missing = (parameter: string): Validated<never> => ({
   ok: false,
@@ -28,9 +30,16 @@ function isAbsent(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 }
 
+/** The body as an object; an absent body is an empty one (so the first required parameter is reported missing). */
 function asObject(body: unknown): Record<string, unknown> | null {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  if (body === undefined || body === null || body === '') return {};
+  return typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
 }
+
+const NOT_AN_OBJECT: Validated<never> = {
+  ok: false,
+  error: { type: 'INVALID_PARAMETER', parameter: 'body', message: 'Invalid parameter body: the request body must be a JSON object' },
+};
 
 function nameField(body: Record<string, unknown>, key: string, required: boolean): Validated<string | undefined> {
   const v = body[key];
@@ -50,7 +59,7 @@ function nameField(body: Record<string, unknown>, key: string, required: boolean
  */
 export function validateGetCurpRequest(body: unknown, todayYmd: number): Validated<CurpLookupRequest> {
   const b = asObject(body);
-  if (!b) return missing('nombres');
+  if (!b) return NOT_AN_OBJECT;
   const nombres = nameField(b, 'nombres', true);
   if (!nombres.ok) return nombres;
   const primer = nameField(b, 'primerApellido', true);
@@ -84,6 +93,7 @@ export function validateGetCurpRequest(body: unknown, todayYmd: number): Validat
 const EXTRA_KEY_RE = /^[A-Za-z][A-Za-z0-9_]{0,40}$/;
 /** Most extra parameters passed through to the provider; longest extra value (characters). */
 export const MAX_EXTRA_PARAMETERS = 10;
+/** Longest extra parameter value passed to the provider, characters. */
 export const MAX_EXTRA_VALUE_LENGTH = 100;
 
 function digits(b: Record<string, unknown>, key: string, n: number, required: boolean): Validated<string | undefined> {
@@ -102,7 +112,7 @@ function digits(b: Record<string, unknown>, key: string, n: number, required: bo
  */
 export function validateVoterListRequest(body: unknown): Validated<VoterLookupRequest> {
   const b = asObject(body);
-  if (!b) return missing('cic');
+  if (!b) return NOT_AN_OBJECT;
   const cic = digits(b, 'cic', 9, true);
   if (!cic.ok) return cic;
   const id = digits(b, 'identificadorCiudadano', 9, false);

@@ -149,9 +149,13 @@ export class DnsMailResolver implements MailDomainResolver {
 
   /** @throws Error when a configured server is not an IP address (with optional port). */
   constructor(options: DnsResolverOptions = {}) {
-    const specs = options.servers && options.servers.length > 0 ? options.servers : dns.getServers();
-    this.servers = specs.map(parseDnsServer);
-    if (this.servers.length === 0) throw new Error('no DNS server configured');
+    if (options.servers && options.servers.length > 0) {
+      this.servers = options.servers.map(parseDnsServer);
+    } else {
+      // System servers: skip entries we cannot use (e.g. link-local IPv6 with a zone id `fe80::1%eth0`).
+      this.servers = dns.getServers().filter(isDnsServerSpec).map(parseDnsServer);
+    }
+    if (this.servers.length === 0) throw new Error('no usable DNS server configured');
     this.timeoutMs = options.timeoutMs ?? 1500;
     this.attempts = Math.max(1, options.attempts ?? 2);
     this.minTtl = options.minTtlSeconds ?? 0;

@@ -21,6 +21,7 @@ export interface EmailVerifierSettings {
   smtpCommandTimeoutMs: number;
   smtpTotalTimeoutMs: number;
   smtpAllowPrivateAddresses: boolean;
+  smtpMaxSessionsPerHost: number;
   gravatarEnabled: boolean;
   gravatarBaseUrl: string;
   gravatarTimeoutMs: number;
@@ -40,6 +41,7 @@ export const defaultEmailVerifierSettings: EmailVerifierSettings = {
   smtpCommandTimeoutMs: 1500,
   smtpTotalTimeoutMs: 4500,
   smtpAllowPrivateAddresses: false,
+  smtpMaxSessionsPerHost: 4,
   gravatarEnabled: false,
   gravatarBaseUrl: 'https://gravatar.com/avatar/',
   gravatarTimeoutMs: 800,
@@ -70,6 +72,7 @@ export function buildEmailVerifier(partial: Partial<EmailVerifierSettings> = {})
     commandTimeoutMs: s.smtpCommandTimeoutMs,
     totalTimeoutMs: s.smtpTotalTimeoutMs,
     allowPrivateAddresses: s.smtpAllowPrivateAddresses,
+    maxSessionsPerHost: s.smtpMaxSessionsPerHost,
     resolveHost: (host) => resolver.resolveHostAddresses(host),
   });
   const gravatar = s.gravatarEnabled ? new HttpGravatarChecker({ baseUrl: s.gravatarBaseUrl, timeoutMs: s.gravatarTimeoutMs }) : undefined;

@@ -17,7 +17,9 @@
  * non-existent or disabled mailbox, `unknown` otherwise.
  *
  * Every step is bounded: connect and command timeouts, and a total budget for the whole probe (default
- * 4.5 s: the spec's "adds 1-5 s"). Addresses that resolve to loopback/private/reserved ranges are not
+ * 4.5 s: the spec's "adds 1-5 s"). At most `maxSessionsPerHost` sessions run against one MX address at a time,
+ * and an address that refused, stalled or never greeted is skipped for `deadHostTtlMs`, so a batch of
+ * addresses at a dead domain costs one timeout, not one per address. Addresses that resolve to loopback/private/reserved ranges are not
  * contacted unless `allowPrivateAddresses` (a DNS answer must not turn the probe into an internal port scanner).
  */
 import net from 'node:net';
@@ -47,6 +49,10 @@ export interface SmtpProbeOptions {
   startTls?: boolean;
   /** Allow loopback/private/reserved destinations (tests; default false). */
   allowPrivateAddresses?: boolean;
+  /** Concurrent sessions per MX address (default 4): a batch must not look like a flood to the provider. */
+  maxSessionsPerHost?: number;
+  /** How long an address that refused, timed out or never greeted is skipped (default 60 s). */
+  deadHostTtlMs?: number;
   /** Local part for the catch-all probe (default 16 random hex characters). */
   randomLocal?: () => string;
 }
@@ -193,6 +199,8 @@ export class SmtpRecipientProber implements SmtpProber {
       maxHosts: 2,
       startTls: true,
       allowPrivateAddresses: false,
+      maxSessionsPerHost: 4,
+      deadHostTtlMs: 60_000,
       randomLocal: () => randomBytes(8).toString('hex'),
       ...options,
     };
@@ -211,11 +219,64 @@ export class SmtpRecipientProber implements SmtpProber {
       }
       const target = addresses.find((a) => this.o.allowPrivateAddresses || isPublicAddress(a));
       if (!target) continue;
-      const outcome = await this.probeHost(target, mx.exchange, address, asciiDomain, deadline);
+      if ((this.deadUntil.get(target) ?? 0) > Date.now()) continue;
+      if (!(await this.acquire(target, deadline))) continue;
+      let outcome: Awaited<ReturnType<SmtpRecipientProber['probeHost']>>;
+      try {
+        outcome = await this.probeHost(target, mx.exchange, address, asciiDomain, deadline);
+      } finally {
+        this.release(target);
+      }
       if (outcome.greeted) flags.host_exists = true;
+      else this.markDead(target);
       if (outcome.result) return outcome.result;
     }
     return { smtp: flags, reachability: 'unknown' };
+  }
+
+  private readonly deadUntil = new Map<string, number>();
+  private readonly sessions = new Map<string, { active: number; waiters: Array<() => void> }>();
+
+  /** A host that refused, stalled or never greeted is skipped for a while (so a batch pays its timeout once). */
+  private markDead(ip: string): void {
+    if (this.deadUntil.size > 10_000) this.deadUntil.clear();
+    this.deadUntil.set(ip, Date.now() + this.o.deadHostTtlMs);
+  }
+
+  /** Waits for one of the host's session slots until `deadline`; false when none freed up in time. */
+  private acquire(ip: string, deadline: number): Promise<boolean> {
+    let s = this.sessions.get(ip);
+    if (!s) {
+      s = { active: 0, waiters: [] };
+      this.sessions.set(ip, s);
+    }
+    if (s.active < this.o.maxSessionsPerHost) {
+      s.active++;
+      return Promise.resolve(true);
+    }
+    const slot = s;
+    return new Promise((resolve) => {
+      const waiter = (): void => {
+        clearTimeout(timer);
+        slot.active++;
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const i = slot.waiters.indexOf(waiter);
+        if (i >= 0) slot.waiters.splice(i, 1);
+        resolve(false);
+      }, Math.max(1, deadline - Date.now()));
+      slot.waiters.push(waiter);
+    });
+  }
+
+  private release(ip: string): void {
+    const s = this.sessions.get(ip);
+    if (!s) return;
+    s.active--;
+    const next = s.waiters.shift();
+    if (next) next();
+    else if (s.active === 0) this.sessions.delete(ip);
   }
 
   /** One host; `result` is set when the host gave a definitive RCPT answer. */

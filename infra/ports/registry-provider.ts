@@ -49,6 +49,7 @@ export interface CurpRecord {
   estatus: string;
 }
 
+/** get-curp answer: the person, or "not found" with the registry's message. */
 export type CurpLookupResult = { found: true; record: CurpRecord } | { found: false; message: string };
 
 /** `POST /v1/mex/ine/validate-voter-list` input, validated. */
@@ -85,6 +86,7 @@ export interface VoterNotValid {
   message: string;
 }
 
+/** Voter-list answer. */
 export type VoterLookupResult = VoterRecord | VoterNotValid;
 
 /** Why the provider could not answer. */
@@ -119,6 +121,7 @@ export class RegistryUnavailableError extends Error {
   }
 }
 
+/** Per-lookup options. */
 export interface LookupOptions {
   /** Aborts the lookup (e.g. the client went away). */
   signal?: AbortSignal;
@@ -126,6 +129,7 @@ export interface LookupOptions {
   requestId?: string;
 }
 
+/** The port: one adapter per process (see the module comment). */
 export interface RegistryProvider {
   /** `sandbox` or `http`; recorded in lookup events. */
   readonly name: string;

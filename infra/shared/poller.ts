@@ -78,7 +78,17 @@ export function pollingSubscription(
       });
   };
 
-  const unregister = register(tick);
+  // Appends in the same turn of the event loop wake the subscription once.
+  let wakeScheduled = false;
+  const wake = (): void => {
+    if (wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      tick();
+    });
+  };
+  const unregister = register(wake);
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {

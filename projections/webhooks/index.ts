@@ -21,6 +21,8 @@ export interface WebhookEndpointDoc {
   success_rate: number | null;
   deliveries_succeeded: number;
   deliveries_failed: number;
+  /** Global position of the creation event: only events after it are delivered to this endpoint. */
+  created_position: number;
 }
 
 /** Read model of a delivery (collection `webhook_deliveries`), spec "Webhook delivery" fields plus ours. */
@@ -77,13 +79,13 @@ export const webhooksProjection: Projection = {
       if (e.type === DELIVERY_ATTEMPTED) {
         await applyAttempt(e, e.data as DeliveryAttemptedData, endpoints, deliveries);
       } else {
-        await applyEndpoint({ type: e.type, data: e.data } as WebhookEndpointEvent, endpoints);
+        await applyEndpoint({ type: e.type, data: e.data } as WebhookEndpointEvent, e.globalPosition, endpoints);
       }
     }
   },
 };
 
-async function applyEndpoint(ev: WebhookEndpointEvent, endpoints: Collection<WebhookEndpointDoc>): Promise<void> {
+async function applyEndpoint(ev: WebhookEndpointEvent, position: number, endpoints: Collection<WebhookEndpointDoc>): Promise<void> {
   switch (ev.type) {
     case 'webhook.endpoint.created': {
       const d = ev.data;
@@ -101,6 +103,7 @@ async function applyEndpoint(ev: WebhookEndpointEvent, endpoints: Collection<Web
         success_rate: null,
         deliveries_succeeded: 0,
         deliveries_failed: 0,
+        created_position: position,
       });
       return;
     }

@@ -85,14 +85,17 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(r.status).toBe(400);
     expect(r.headers.get('x-credit-cost')).toBe('0');
     const b = await r.json();
-    expect(b).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: `Missing required parameter: ${param}` });
+    expect(b).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: `Missing required parameter: ${param}`, sandbox: true });
     expect(await balance()).toBe(before);
   });
 
-  it('400 MISSING_PARAMETER for an empty body', async () => {
+  it('400 for an empty body, with or without a JSON content type', async () => {
     const r = await s.fetch(GET_CURP, { method: 'POST', key });
     expect(r.status).toBe(400);
     expect((await r.json()).type).toBe('MISSING_PARAMETER');
+    const j = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(j.status).toBe(400);
+    expect((await j.json()).status).toBe('ERROR');
   });
 
   const invalid: Array<[string, unknown]> = [
@@ -124,7 +127,27 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(await r.json()).toMatchObject({ status: 'ERROR', type: 'INVALID_PARAMETER' });
     const arr = await post(GET_CURP, [GLORIA]);
     expect(arr.status).toBe(400);
-    expect((await arr.json()).type).toBe('MISSING_PARAMETER');
+    expect((await arr.json()).type).toBe('INVALID_PARAMETER');
+  });
+
+  it('hostile bodies: too large (413), text or form bodies (400/415), deep nesting, __proto__, all in the registry shape', async () => {
+    const big = await post(GET_CURP, null, key, JSON.stringify({ ...GLORIA, nombres: 'A'.repeat(2 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ success: false, status: 'ERROR' });
+    const text = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'text/plain' }, body: 'nombres=Gloria' });
+    expect(text.status).toBe(400);
+    expect(await text.json()).toMatchObject({ status: 'ERROR', type: 'INVALID_PARAMETER' });
+    const form = await s.fetch(GET_CURP, { method: 'POST', key, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'nombres=Gloria' });
+    expect(form.status).toBe(415);
+    expect((await form.json()).status).toBe('ERROR');
+    const deep = await post(GET_CURP, null, key, '['.repeat(300_000) + ']'.repeat(300_000));
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).status).toBe('ERROR');
+    const proto = await post(GET_CURP, null, key, '{"__proto__":{"admin":true},"nombres":"Gloria"}');
+    expect(proto.status).toBe(400);
+    expect((await proto.json()).status).toBe('ERROR');
+    // The server is still fine.
+    expect((await post(GET_CURP, GLORIA)).status).toBe(200);
   });
 
   it('404 NOT_FOUND (registry shape) when nobody has these data, not charged', async () => {
@@ -141,7 +164,8 @@ describe('POST /v1/mex/renapo/get-curp (sandbox)', () => {
     expect(r.status).toBe(503);
     expect(r.headers.get('x-credit-cost')).toBe('0');
     const b = await r.json();
-    expect(b).toMatchObject({ success: false, status: 'ERROR', type: 'SERVICE_UNAVAILABLE', error_code: 'SERVICE_UNAVAILABLE', details: { service: 'RENAPO' } });
+    expect(b).toMatchObject({ success: false, status: 'ERROR', type: 'SERVICE_UNAVAILABLE', error_code: 'SERVICE_UNAVAILABLE', details: { service: 'RENAPO' }, sandbox: true });
+    expect(r.headers.get('x-registry-sandbox')).toBe('true');
     expect(typeof b.message).toBe('string');
     expect(typeof b.details.error_message).toBe('string');
     expect(await balance()).toBe(before);
@@ -174,7 +198,7 @@ describe('POST /v1/mex/ine/validate-voter-list (sandbox)', () => {
   it('400 MISSING_PARAMETER for cic', async () => {
     const r = await post(VOTER, { ocr: '1234567890123' });
     expect(r.status).toBe(400);
-    expect(await r.json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: cic' });
+    expect(await r.json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: cic', sandbox: true });
   });
 
   const invalid: Array<[string, unknown]> = [
@@ -304,10 +328,15 @@ describe('POST /v1/mex/curp/validate (free)', () => {
     expect(short.data).toMatchObject({ valid: false, components: null, errors: [{ code: 'invalid_length' }] });
   });
   it('400 MISSING_PARAMETER / INVALID_PARAMETER in the registry shape', async () => {
-    expect(await (await post(VALIDATE, {})).json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: curp' });
+    expect(await (await post(VALIDATE, {})).json()).toEqual({ success: false, status: 'ERROR', type: 'MISSING_PARAMETER', message: 'Missing required parameter: curp', sandbox: true });
     const r = await post(VALIDATE, { curp: 42 });
     expect(r.status).toBe(400);
     expect((await r.json()).type).toBe('INVALID_PARAMETER');
+    const arr = await post(VALIDATE, ['HEGG560427MVZRRL04']);
+    expect(arr.status).toBe(400);
+    expect((await arr.json()).type).toBe('INVALID_PARAMETER');
+    const empty = await s.fetch(VALIDATE, { method: 'POST', key });
+    expect((await empty.json()).type).toBe('MISSING_PARAMETER');
   });
   it('survives a hostile body (900 KB string)', async () => {
     const r = await post(VALIDATE, { curp: 'A'.repeat(900_000) });
@@ -323,6 +352,8 @@ describe('POST /v1/mex/curp/validate (free)', () => {
       expect(doc.paths[p].post.tags).toContain('mex');
     }
     expect(JSON.stringify(doc.paths[VALIDATE].post)).toContain('components');
+    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '402', '404', '503']);
+    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '402', '503']);
     expect(JSON.stringify(doc.paths[GET_CURP].post)).toContain('claveEntidad');
   });
 });

@@ -74,13 +74,13 @@ describe('HTTP registry provider: requests', () => {
 describe('HTTP registry provider: slow and broken provider', () => {
   it('times out a slow provider within the per-call timeout and does not retry it', async () => {
     fake.mode = 'slow';
-    fake.delayMs = 1500;
+    fake.delayMs = 4000;
     const t0 = Date.now();
     const e = await failure(make({ timeoutMs: 200 }).getCurp(GLORIA));
     const ms = Date.now() - t0;
     expect(e.reason).toBe('timeout');
     expect(ms).toBeGreaterThanOrEqual(190);
-    expect(ms).toBeLessThan(1200);
+    expect(ms).toBeLessThan(3000); // bounded by the timeout, not by the provider's 4 s
     expect(e.latencyMs).toBeGreaterThanOrEqual(190);
     expect(fake.requests).toHaveLength(1);
   });
@@ -96,8 +96,8 @@ describe('HTTP registry provider: slow and broken provider', () => {
     const r = await make({ retries: 2 }).getCurp(GLORIA);
     expect(r.found).toBe(true);
     expect(fake.requests).toHaveLength(3);
-    const gaps = fake.requests.slice(1).map((q, i) => q.at - fake.requests[i]!.at);
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(5); // a backoff delay separates attempts
+    // The delays between attempts come from cockatiel's decorrelated jitter (random, possibly ~0 ms for
+    // the first retry), so only the attempt count is asserted.
   });
   it.each(['http502', 'http503', 'http429'] as const)('gives up on %s after the configured retries', async (mode) => {
     fake.mode = mode;
@@ -146,18 +146,22 @@ describe('HTTP registry provider: circuit breaker', () => {
     const p = make({ retries: 0, breakerThreshold: 3, breakerHalfOpenAfterMs: 300 });
     fake.mode = 'http500';
     for (let i = 0; i < 3; i++) expect((await failure(p.getCurp(GLORIA))).reason).toBe('provider_error');
-    expect(p.circuitState).toBe('open');
+    expect(p.circuitState('renapo')).toBe('open');
+    expect(p.circuitState('ine')).toBe('closed');
+    // INE has its own circuit: its call still reaches the (broken) provider instead of failing fast.
+    expect((await failure(p.validateVoter({ cic: '123456789' }))).reason).toBe('provider_error');
+
     const before = fake.requests.length;
     const t0 = Date.now();
     const e = await failure(p.getCurp(GLORIA));
     expect(e.reason).toBe('circuit_open');
-    expect(Date.now() - t0).toBeLessThan(50);
+    expect(Date.now() - t0).toBeLessThan(150); // no network round trip
     expect(fake.requests.length).toBe(before); // no call reached the provider
     fake.mode = 'ok';
     await new Promise((r) => setTimeout(r, 350));
     const r = await p.getCurp(GLORIA);
     expect(r.found).toBe(true);
-    expect(p.circuitState).toBe('closed');
+    expect(p.circuitState('renapo')).toBe('closed');
   });
   it('does not count client aborts as provider failures', async () => {
     const p = make({ retries: 0, breakerThreshold: 1 });
@@ -166,6 +170,6 @@ describe('HTTP registry provider: circuit breaker', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('client went away')), 50);
     await expect(p.getCurp(GLORIA, { signal: ac.signal })).rejects.toThrow('client went away');
-    expect(p.circuitState).toBe('closed');
+    expect(p.circuitState('renapo')).toBe('closed');
   });
 });

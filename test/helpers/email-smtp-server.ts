@@ -16,6 +16,8 @@ export interface TestSmtpServer {
   helo: string[];
   /** Sessions that upgraded with STARTTLS. */
   tlsSessions: number;
+  /** Most SMTP sessions open at once. */
+  peakSessions: number;
   close(): Promise<void>;
 }
 
@@ -26,14 +28,19 @@ function coded(code: number, message: string): Error {
 export async function startTestSmtpServer(options: { host?: string; startTls?: boolean } = {}): Promise<TestSmtpServer> {
   const log: string[] = [];
   const helo: string[] = [];
-  const state = { tlsSessions: 0 };
+  const state = { tlsSessions: 0, open: 0, peak: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: options.startTls === false ? ['AUTH', 'STARTTLS'] : ['AUTH'],
     logger: false,
     banner: 'test mx',
     onConnect(_session, cb) {
+      state.open++;
+      state.peak = Math.max(state.peak, state.open);
       cb();
+    },
+    onClose() {
+      state.open--;
     },
     onSecure(_socket, _session, cb) {
       state.tlsSessions++;
@@ -72,6 +79,9 @@ export async function startTestSmtpServer(options: { host?: string; startTls?: b
     helo,
     get tlsSessions() {
       return state.tlsSessions;
+    },
+    get peakSessions() {
+      return state.peak;
     },
     close: () =>
       new Promise<void>((resolve) => {

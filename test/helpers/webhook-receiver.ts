@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,8 @@ export interface TestCertificate {
   cert: string;
   /** A PEM file holding `cert` (for `WEBHOOK_CA_CERTS`). */
   certFile: string;
+  /** Removes the PEM file's temporary folder. */
+  dispose(): void;
 }
 
 /** A self-signed certificate for `localhost` (+ SAN IP 127.0.0.1), generated at test time. */
@@ -51,7 +53,7 @@ export async function makeCertificate(commonName = 'localhost'): Promise<TestCer
   const dir = mkdtempSync(path.join(tmpdir(), 'sello-wh-cert-'));
   const certFile = path.join(dir, 'ca.pem');
   writeFileSync(certFile, pems.cert);
-  return { key: pems.private, cert: pems.cert, certFile };
+  return { key: pems.private, cert: pems.cert, certFile, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** An HTTPS receiver on loopback that records raw bodies and answers per path. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-store.ts';
-import type { Subscription } from '../../infra/ports/event-store.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
 import type { Clock } from '../../infra/ports/workflows.ts';
 import { SqliteReadModelStore } from '../../infra/read-models/sqlite/sqlite-read-models.ts';
 import { createEmbeddedWorkflowEngine, type EmbeddedWorkflowEngine } from '../../infra/workflows/embedded/index.ts';
@@ -11,7 +11,7 @@ import { createWebhooksRuntime, type WebhooksConfig, type WebhooksRuntime } from
 /**
  * The webhooks capability on the real embedded adapters (SQLite event store, read models, workflow
  * engine) in `dir`, without the HTTP edge: used by the delivery and restart tests and the benchmark.
- * The `webhooks` projection runs through a checkpointed subscription like the platform's runner.
+ * The `webhooks` projection runs in the platform's `ProjectionRunner`.
  */
 export interface WebhookStack {
   events: SqliteEventStore;
@@ -34,25 +34,15 @@ export async function openWebhookStack(dir: string, clock: Clock, config: Webhoo
     pollIntervalMs: opts.pollMs ?? 20,
     maxConcurrentActivities: opts.maxConcurrentActivities,
   });
-  const p = webhooksProjection;
-  const from = await readModels.getCheckpoint(p.name);
-  const sub: Subscription = events.subscribeToAll({
-    fromPosition: from,
-    types: p.eventTypes,
-    batchSize: 500,
-    onEvents: async (batch) => {
-      await readModels.transaction(async (tx) => {
-        await p.apply(batch, { store: tx, vectorIndex: undefined as never });
-        await tx.setCheckpoint(p.name, batch.at(-1)!.globalPosition);
-      });
-    },
-  });
+  // The platform's projection runner, running only the webhooks projection.
+  const runner = new ProjectionRunner(events, [webhooksProjection], { store: readModels, vectorIndex: undefined as never });
+  await runner.start();
   const runtime = createWebhooksRuntime({
     eventStore: events,
     readModels,
     engine,
     clock,
-    catchUp: () => sub.caughtUp(),
+    catchUp: () => runner.catchUp(),
     config: { dataDir: dir, ...config },
   });
   runtime.register();
@@ -69,12 +59,12 @@ export async function openWebhookStack(dir: string, clock: Clock, config: Webhoo
     async settle() {
       await runtime.fanoutCaughtUp();
       await engine.drain();
-      await sub.caughtUp();
+      await runner.catchUp();
     },
     async close() {
       await runtime.stop();
       await engine.stop(200);
-      await sub.stop();
+      await runner.stop();
       await events.close();
       await readModels.close();
     },

@@ -37,6 +37,7 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
   });
   afterAll(async () => {
     await rx.close();
+    cert.dispose();
   });
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sello-wh-'));
@@ -263,5 +264,34 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
     await svc.remove('t1', ep.id);
     await expect(svc.deliveries('t1', ep.id, { page: 1, per_page: 5 })).rejects.toMatchObject({ code: 'endpoint_not_found' });
     expect(stack.engine.stats().workflowsRunning).toBe(0);
+  });
+
+  it('a rebuilt fan-out checkpoint neither re-sends deliveries nor sends history older than the endpoint', async () => {
+    await stack.publish('t1', 'face.verified', { before: true });
+    await stack.settle();
+    const ep = await stack.runtime.service.create('t1', { url: `${rx.origin}/replay`, events: ['face.verified'] });
+    await stack.publish('t1', 'face.verified', { after: true });
+    await stack.settle();
+    expect(byPath('/replay')).toHaveLength(1);
+    // Lose the fan-out checkpoint (e.g. read models rebuilt) and restart: everything is read again.
+    await stack.readModels.setCheckpoint('webhook-fanout', 0);
+    await stack.close();
+    stack = await openWebhookStack(dir, clock, config());
+    await stack.settle();
+    expect(byPath('/replay')).toHaveLength(1);
+    expect(JSON.parse(byPath('/replay')[0]!.body.toString()).data).toEqual({ after: true });
+    expect((await stack.runtime.service.deliveries('t1', ep.id, { page: 1, per_page: 5 })).pagination.total).toBe(1);
+  });
+
+  it('a changed WEBHOOK_SECRET_KEY makes attempts fail (recorded), never sends unsigned or wrongly signed bodies', async () => {
+    const ep = await stack.runtime.service.create('t1', { url: `${rx.origin}/rekey`, events: ['face.verified'] });
+    await stack.close();
+    stack = await openWebhookStack(dir, clock, { ...config(), secretKey: 'ab'.repeat(32) });
+    await stack.publish('t1', 'face.verified', {});
+    await stack.settle();
+    expect(byPath('/rekey')).toHaveLength(0);
+    const d = (await stack.runtime.service.deliveries('t1', ep.id, { page: 1, per_page: 5 })).data[0]!;
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, response_status: null });
+    expect(d.error_message).toMatch(/cannot be decrypted/);
   });
 });

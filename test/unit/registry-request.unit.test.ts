@@ -24,15 +24,17 @@ describe('get-curp request validation (spec: Government registry lookups)', () =
       expect(!r.ok && r.error.message).toContain(k);
     }
   });
-  it('a body that is not an object is a missing first parameter', () => {
-    for (const b of [null, 'x', 42, [OK]]) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'MISSING_PARAMETER', parameter: 'nombres' } });
+  it('an absent body misses the first parameter; a body that is not an object is invalid', () => {
+    for (const b of [undefined, null, '']) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'MISSING_PARAMETER', parameter: 'nombres' } });
+    for (const b of ['x', 42, [OK], true]) expect(validateGetCurpRequest(b, TODAY)).toMatchObject({ ok: false, error: { type: 'INVALID_PARAMETER', parameter: 'body' } });
+    expect(validateVoterListRequest([{ cic: '123456789' }])).toMatchObject({ ok: false, error: { type: 'INVALID_PARAMETER', parameter: 'body' } });
   });
   const invalid: Array<[string, unknown]> = [
     ['sexo', 'X'], ['sexo', 'h'], ['sexo', 'HM'], ['sexo', 1],
     ['fechaNacimiento', '1956-02-30'], ['fechaNacimiento', '1956-13-01'], ['fechaNacimiento', '27/04/1956'], ['fechaNacimiento', '1956-4-27'],
     ['fechaNacimiento', '2026-11-22'], ['fechaNacimiento', '1899-12-31'], ['fechaNacimiento', 19560427],
     ['claveEntidad', '00'], ['claveEntidad', '33'], ['claveEntidad', '1'], ['claveEntidad', 'JC'], ['claveEntidad', 9], ['claveEntidad', 'ne'],
-    ['nombres', 42], ['nombres', ['Ana']], ['nombres', 'Ana<script>'], ['nombres', '123'], ['primerApellido', 'x'.repeat(101)], ['segundoApellido', 7],
+    ['nombres', 42], ['nombres', ['Ana']], ['nombres', 'Ana<script>'], ['nombres', '123'], ['nombres', '\u0301a'], ['nombres', '-Ana'], ['primerApellido', 'x'.repeat(101)], ['segundoApellido', 7],
   ];
   it.each(invalid)('INVALID_PARAMETER for %s = %j', (k, v) => {
     const r = validateGetCurpRequest({ ...OK, [k]: v }, TODAY);
@@ -86,5 +88,29 @@ describe('privacy helpers', () => {
     expect(maskCurp('HEGG560427MVZRRL04')).toBe('HE**************04');
     expect(maskDigits('123456789')).toBe('*****6789');
     expect(maskName('María')).toBe('M****');
+  });
+});
+
+describe('fingerprint key', () => {
+  it('is created once in DATA_DIR (0600) and reused; REGISTRY_FINGERPRINT_KEY wins', async () => {
+    const { mkdtempSync, rmSync, statSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadConfig } = await import('../../apps/api/config.ts');
+    const { loadFingerprintKey } = await import('../../apps/api/routes/mex/runtime.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'fp-key-'));
+    try {
+      const a = loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }));
+      const b = loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }));
+      expect(a.length).toBe(32);
+      expect(b.equals(a)).toBe(true);
+      expect(statSync(join(dir, 'registry-fingerprint.key')).mode & 0o777).toBe(0o600);
+      expect(loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'operator-key-0123456789' })).toString()).toBe('operator-key-0123456789');
+      expect(() => loadFingerprintKey(loadConfig({}, { DATA_DIR: dir, REGISTRY_FINGERPRINT_KEY: 'short' }))).toThrow(/16 bytes/);
+      writeFileSync(join(dir, 'registry-fingerprint.key'), 'abc');
+      expect(() => loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }))).toThrow(/16 bytes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

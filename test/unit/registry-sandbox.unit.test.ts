@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SandboxRegistryProvider } from '../../infra/registry-provider/sandbox/sandbox-provider.ts';
 import { FixtureError } from '../../infra/registry-provider/sandbox/fixtures.ts';
-import { validateCurp } from '../../domain/curp/index.ts';
+import { curpCheckDigit, validateCurp } from '../../domain/curp/index.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'registry-fixtures-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,6 +51,17 @@ describe('sandbox provider', () => {
     expect(r.found && r.record.curp).toBe('RIXA990909MNESXN02');
     expect(await p.validateVoter({ cic: '555666777' })).toEqual({ valid: false, cic: '555666777', message: 'Credencial cancelada' });
   });
+  it('never gives two people the same CURP: explicit homonym characters are skipped', async () => {
+    const person = { primerApellido: 'Ruiz', segundoApellido: 'Soto', sexo: 'H' as const, fechaNacimiento: '1980-03-03', claveEntidad: '05' };
+    const first16 = 'RUSA800303HCLZTN';
+    const p = new SandboxRegistryProvider({
+      withoutDefaults: true,
+      fixtures: { people: [{ ...person, nombres: 'Ana', curp: first16 + '0' + curpCheckDigit(first16 + '0'), segundoApellido: 'Soto', nacionalidad: undefined, estatus: undefined }] as never, voters: [] },
+    });
+    const a = await p.getCurp({ ...person, nombres: 'Anton' });
+    expect(a.found && a.record.curp.slice(0, 17)).toBe(first16 + '1');
+  });
+
   it('refuses bad fixture files at construction, naming file and record', () => {
     const cases: Array<[string, string, RegExp]> = [
       ['bad.json', '{not json', /not JSON/],
@@ -68,5 +79,28 @@ describe('sandbox provider', () => {
       expect(() => new SandboxRegistryProvider({ fixtureFiles: [f] }), name).toThrow(re);
     }
     expect(() => new SandboxRegistryProvider({ fixtureFiles: [path.join(dir, 'missing.json')] })).toThrow(/cannot read/);
+  });
+});
+
+describe('sandbox robustness', () => {
+  it('any request that passes validation gets an answer, never an exception (5,000 random names)', async () => {
+    const { validateGetCurpRequest } = await import('../../domain/registry/validate-request.ts');
+    const { dayNumber } = await import('../../domain/curp/index.ts');
+    const p = new SandboxRegistryProvider({ today: '2026-11-21' });
+    const alphabet = ['a', 'Ñ', 'ü', 'É', ' ', "'", '-', '.', '\u0301', 'Ж', 'ß', 'ﬁ', 'İ', '中', '٣', 'x', 'MARIA ', 'DE ', 'Y ', 'MC '];
+    let seed = 99;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const word = () => Array.from({ length: 1 + rnd(12) }, () => alphabet[rnd(alphabet.length)]).join('');
+    let answered = 0;
+    for (let i = 0; i < 5000; i++) {
+      const body = { nombres: word(), primerApellido: word(), segundoApellido: rnd(2) ? word() : undefined, sexo: 'H', fechaNacimiento: '1990-01-01', claveEntidad: 'NE' };
+      const v = validateGetCurpRequest(body, dayNumber('2026-11-21'));
+      if (!v.ok) continue;
+      const r = await p.getCurp(v.value);
+      expect(r.found).toBe(true);
+      expect(r.found && r.record.curp).toMatch(/^[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d$/);
+      answered++;
+    }
+    expect(answered).toBeGreaterThan(500);
   });
 });

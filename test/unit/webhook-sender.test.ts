@@ -24,6 +24,8 @@ describe('webhook sender (real HTTPS on loopback)', () => {
     await sender.close();
     await rx.close();
     await rogueRx.close();
+    cert.dispose();
+    rogue.dispose();
   });
 
   it('default timeout is the spec 10 s', () => {

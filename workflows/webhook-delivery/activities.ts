@@ -91,7 +91,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps): Record<strin
       await record(input, 'skipped', { status: null, timeMs: null, error: `not sent: ${why}` }, startedAt);
       return { outcome: 'skipped', responseStatus: null };
     }
-    const secret = secrets.open(ep.secretSealed, ep.id);
+    let secret: string;
+    try {
+      secret = secrets.open(ep.secretSealed, ep.id);
+    } catch {
+      // Wrong or lost WEBHOOK_SECRET_KEY: nothing can be signed. Recorded like any failed attempt.
+      deps.logger?.warn({ endpointId: ep.id }, 'webhooks: endpoint secret cannot be decrypted (WEBHOOK_SECRET_KEY changed?)');
+      await record(input, 'failed', { status: null, timeMs: null, error: 'not sent: the endpoint secret cannot be decrypted with the configured key' }, startedAt);
+      return { outcome: 'failed', responseStatus: null };
+    }
     const headers = deliveryHeaders({
       secret,
       body: input.body,

@@ -45,6 +45,9 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
 
   async function onEvents(batch: RecordedEvent[]): Promise<void> {
     const byTenant = new Map<string, WebhookEndpointDoc[]>();
+    // Starts are issued a few hundred at a time and awaited together: the engine commits them in one
+    // transaction, and awaiting between groups lets running deliveries progress during a burst.
+    let pending: Promise<boolean>[] = [];
     for (const e of batch) {
       const tenantId = tenantOfWebhookEventsStream(e.streamName);
       if (!tenantId) continue; // a catalog name on another stream is not a webhook event
@@ -53,7 +56,9 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
         eps = await endpoints.find({ tenant_id: tenantId, active: true });
         byTenant.set(tenantId, eps);
       }
-      const subscribed = eps.filter((ep) => ep.events.includes(e.type));
+      // Only events logged after the endpoint was created: a new endpoint, or a rebuilt read model, never
+      // receives the tenant's history.
+      const subscribed = eps.filter((ep) => ep.events.includes(e.type) && e.globalPosition > (ep.created_position ?? 0));
       if (subscribed.length === 0) continue;
       const body = serializeDeliveryBody({
         id: e.eventId,
@@ -73,9 +78,14 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
           createdAt,
           perEndpointConcurrency: deps.perEndpointConcurrency,
         };
-        await engine.start(WEBHOOK_DELIVERY_WORKFLOW, start.deliveryId, start);
+        pending.push(engine.start(WEBHOOK_DELIVERY_WORKFLOW, start.deliveryId, start));
+      }
+      if (pending.length >= 200) {
+        await Promise.all(pending);
+        pending = [];
       }
     }
+    await Promise.all(pending);
     const last = batch.at(-1);
     if (last) await readModels.setCheckpoint(FANOUT_CHECKPOINT, last.globalPosition);
   }

@@ -46,6 +46,8 @@ const toRecorded = (r: Row): RecordedEvent => ({
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly wakers = new Set<() => void>();
+  /** Prepared type-filtered reads, one per number of types. */
+  private readonly typed = new Map<string, Database.Statement<unknown[], Row>>();
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
@@ -138,11 +140,13 @@ export class SqliteEventStore implements EventStore {
 
   private readAllSync(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
     if (!types || types.length === 0) return this.stmts.readAll.all(from, max).map(toRecorded);
-    const placeholders = types.map(() => '?').join(',');
-    const rows = this.db
-      .prepare<unknown[], Row>(`SELECT * FROM events WHERE global_position > ? AND type IN (${placeholders}) ORDER BY global_position LIMIT ?`)
-      .all(from, ...types, max);
-    return rows.map(toRecorded);
+    const sql = `SELECT * FROM events WHERE global_position > ? AND type IN (${types.map(() => '?').join(',')}) ORDER BY global_position LIMIT ?`;
+    let st = this.typed.get(sql);
+    if (!st) {
+      st = this.db.prepare<unknown[], Row>(sql);
+      this.typed.set(sql, st);
+    }
+    return st.all(from, ...types, max).map(toRecorded);
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {

@@ -10,7 +10,7 @@
  * - authentication: `Authorization: Bearer <apiKey>`, or HTTP Basic with username/password.
  *
  * Resilience (cockatiel policies, outermost first):
- * 1. circuit breaker: after `breakerThreshold` consecutive failed lookups it opens and every call fails
+ * 1. circuit breaker, one per registry: after `breakerThreshold` consecutive failed lookups it opens and every call fails
  *    fast with reason `circuit_open` for `breakerHalfOpenAfterMs`, then one trial call decides;
  * 2. retry with exponential backoff and decorrelated jitter, only for failures where repeating the
  *    read is safe and may help: connection refused/reset before an answer, 502, 503 (not maintenance),
@@ -30,6 +30,7 @@ import {
   handleWhen,
   retry,
   wrap,
+  type CircuitBreakerPolicy,
   type IPolicy,
 } from 'cockatiel';
 import {
@@ -45,6 +46,7 @@ import {
   type VoterLookupResult,
 } from '../../ports/registry-provider.ts';
 
+/** Configuration of {@link HttpRegistryProvider} (from the REGISTRY_PROVIDER_* variables). */
 export interface HttpProviderOptions {
   /** Base URL, e.g. `https://api.provider.example/v1`. */
   baseUrl: string;
@@ -105,14 +107,13 @@ export class HttpRegistryProvider implements RegistryProvider {
   readonly name = 'http';
   readonly sandbox = false;
   private readonly agent: Agent;
-  private readonly policy: IPolicy;
-  private readonly breakerPolicy;
+  private readonly policies: Record<RegistryService, { policy: IPolicy; breaker: CircuitBreakerPolicy }>;
   private readonly base: string;
   private readonly auth: string | undefined;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
 
-  constructor(private readonly options: HttpProviderOptions) {
+  constructor(options: HttpProviderOptions) {
     const url = new URL(options.baseUrl); // raises on a malformed URL at start-up
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('registry provider URL must be http(s)');
     this.base = url.href.replace(/\/+$/, '');
@@ -124,28 +125,32 @@ export class HttpRegistryProvider implements RegistryProvider {
     this.timeoutMs = options.timeoutMs ?? 8000;
     this.maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
     this.agent = new Agent({ connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 32 });
-    const retryPolicy = retry(handleType(RetryableFailure), {
-      maxAttempts: options.retries ?? 2,
-      backoff: new ExponentialBackoff({
-        generator: decorrelatedJitterGenerator,
-        initialDelay: options.backoffInitialMs ?? 100,
-        maxDelay: options.backoffMaxMs ?? 1000,
-      }),
-    });
-    // Every provider failure counts; a client abort does not.
-    this.breakerPolicy = circuitBreaker(
-      handleWhen((e) => e instanceof RetryableFailure || e instanceof FinalFailure),
-      {
-        halfOpenAfter: options.breakerHalfOpenAfterMs ?? 30_000,
-        breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
-      },
-    );
-    this.policy = wrap(this.breakerPolicy, retryPolicy);
+    // One breaker per registry: RENAPO failing must not block INE lookups, and the other way round.
+    const build = (): { policy: IPolicy; breaker: CircuitBreakerPolicy } => {
+      const retryPolicy = retry(handleType(RetryableFailure), {
+        maxAttempts: options.retries ?? 2,
+        backoff: new ExponentialBackoff({
+          generator: decorrelatedJitterGenerator,
+          initialDelay: options.backoffInitialMs ?? 100,
+          maxDelay: options.backoffMaxMs ?? 1000,
+        }),
+      });
+      // Every provider failure counts; a client abort does not.
+      const breaker = circuitBreaker(
+        handleWhen((e) => e instanceof RetryableFailure || e instanceof FinalFailure),
+        {
+          halfOpenAfter: options.breakerHalfOpenAfterMs ?? 30_000,
+          breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
+        },
+      );
+      return { policy: wrap(breaker, retryPolicy), breaker };
+    };
+    this.policies = { renapo: build(), ine: build() };
   }
 
-  /** `closed`, `open`, `half-open` or `isolated` (for status pages and tests). */
-  get circuitState(): string {
-    return ['closed', 'open', 'half-open', 'isolated'][this.breakerPolicy.state] ?? 'unknown';
+  /** Circuit of one registry: `closed`, `open`, `half-open` or `isolated` (for status pages and tests). */
+  circuitState(service: RegistryService): string {
+    return ['closed', 'open', 'half-open', 'isolated'][this.policies[service].breaker.state] ?? 'unknown';
   }
 
   private async attempt(service: RegistryService, path: string, body: Json, options: LookupOptions): Promise<{ status: number; json: Json | null }> {
@@ -224,7 +229,7 @@ export class HttpRegistryProvider implements RegistryProvider {
   private async call<T>(service: RegistryService, path: string, body: Json, options: LookupOptions, parse: (status: number, json: Json | null) => T): Promise<T> {
     const t0 = performance.now();
     try {
-      return await this.policy.execute(async () => {
+      return await this.policies[service].policy.execute(async () => {
         const { status, json } = await this.attempt(service, path, body, options);
         return parse(status, json);
       }, options.signal);

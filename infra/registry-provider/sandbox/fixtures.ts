@@ -44,6 +44,7 @@ export const FixturePerson = z.object({
   /** RENAPO status; default `AN`. */
   estatus: optionalString,
 });
+/** A fixture person after validation. */
 export type FixturePerson = z.output<typeof FixturePerson>;
 
 /** A synthetic voter credential. `valid` false models an invalidated credential (HTTP 200, `valid:false`). */
@@ -62,8 +63,10 @@ export const FixtureVoter = z.object({
     .optional()
     .transform((v) => !(v === false || v === 'false' || v === 'FALSE' || v === '0')),
 });
+/** A fixture voter credential after validation. */
 export type FixtureVoter = z.output<typeof FixtureVoter>;
 
+/** Records of one or more fixture files. */
 export interface FixtureSet {
   people: FixturePerson[];
   voters: FixtureVoter[];

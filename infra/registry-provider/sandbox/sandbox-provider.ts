@@ -32,6 +32,7 @@ import {
 } from '../../ports/registry-provider.ts';
 import { DEFAULT_FIXTURES_PATH, loadFixtureFile, type FixturePerson, type FixtureSet, type FixtureVoter } from './fixtures.ts';
 
+/** Options of {@link SandboxRegistryProvider}. */
 export interface SandboxProviderOptions {
   /** Extra fixture files (JSON/CSV) added to the embedded ones. */
   fixtureFiles?: readonly string[];
@@ -71,8 +72,8 @@ export class SandboxRegistryProvider implements RegistryProvider {
   readonly name = 'sandbox';
   readonly sandbox = true;
   private readonly people = new Map<string, CurpRecord>();
-  /** first 16 characters -> keys of the people holding them, in homonym order. */
-  private readonly homonyms = new Map<string, string[]>();
+  /** first 16 characters -> homonym characters (position 17) already given to fixture people. */
+  private readonly homonyms = new Map<string, Set<string>>();
   private readonly voters = new Map<string, FixtureVoter>();
   private readonly todayYmd: number;
 
@@ -101,15 +102,10 @@ export class SandboxRegistryProvider implements RegistryProvider {
     // An operator-given CURP wins even when it differs from the computed one (RENAPO assigned some
     // keys under older rules); it was checked to be a valid CURP at load.
     let curp = p.curp;
-    if (!curp) {
-      const taken = this.homonyms.get(first16) ?? [];
-      const year = Number(p.fechaNacimiento.slice(0, 4));
-      const h = homonymCharacter(year, Math.min(taken.length, year < 2000 ? 9 : 25));
-      curp = first16 + h + curpCheckDigit(first16 + h);
-    }
-    const list = this.homonyms.get(curp.slice(0, 16)) ?? [];
-    list.push(key);
-    this.homonyms.set(curp.slice(0, 16), list);
+    if (!curp) curp = this.nextCurp(first16, Number(p.fechaNacimiento.slice(0, 4)));
+    const used = this.homonyms.get(curp.slice(0, 16)) ?? new Set<string>();
+    used.add(curp[16]!);
+    this.homonyms.set(curp.slice(0, 16), used);
     const state = stateByClaveEntidad(p.claveEntidad)!;
     const record: CurpRecord = {
       curp,
@@ -126,6 +122,16 @@ export class SandboxRegistryProvider implements RegistryProvider {
     return record;
   }
 
+  /** The CURP RENAPO would give the next homonym: the first homonym character not yet used, then the check digit. */
+  private nextCurp(first16: string, year: number): string {
+    const used = this.homonyms.get(first16);
+    const max = year < 2000 ? 9 : 25;
+    let i = 0;
+    while (i < max && used?.has(homonymCharacter(year, i))) i++;
+    const h = homonymCharacter(year, i);
+    return first16 + h + curpCheckDigit(first16 + h);
+  }
+
   async getCurp(request: CurpLookupRequest, options: LookupOptions = {}): Promise<CurpLookupResult> {
     options.signal?.throwIfAborted();
     const surname = normalizeCurpName(request.primerApellido);
@@ -136,14 +142,11 @@ export class SandboxRegistryProvider implements RegistryProvider {
     // Anyone else "is registered" with the computed CURP; not stored, so the sandbox stays stateless
     // across requests and tenants (a homonym of a fixture person still gets the next character).
     const first16 = generateCurp16({ ...request, entidad: request.claveEntidad });
-    const year = Number(request.fechaNacimiento.slice(0, 4));
-    const taken = this.homonyms.get(first16)?.length ?? 0;
-    const h = homonymCharacter(year, Math.min(taken, year < 2000 ? 9 : 25));
     const state = stateByClaveEntidad(request.claveEntidad)!;
     return {
       found: true,
       record: {
-        curp: first16 + h + curpCheckDigit(first16 + h),
+        curp: this.nextCurp(first16, Number(request.fechaNacimiento.slice(0, 4))),
         nombres: registryName(request.nombres),
         primerApellido: registryName(request.primerApellido),
         segundoApellido: registryName(request.segundoApellido ?? ''),

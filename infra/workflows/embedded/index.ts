@@ -108,7 +108,9 @@ CREATE INDEX IF NOT EXISTS wf_activities_status ON wf_activities(status, seq);
  *   rows found `running` by {@link WorkflowEngine.run} after a restart were interrupted and are fed back
  *   as `activity.failed` with `interrupted: true`, never started again (at most one start per id);
  * - the activity's outcome is applied and its row marked `done` in the same transaction;
- * - timers are rows with an absolute `at` (per the injected clock) and fire on the first poll after it.
+ * - timers are rows with an absolute `at` (per the injected clock) and fire on the first poll after it;
+ * - transitions submitted in the same event-loop turn (starts, signals, outcomes) share one commit
+ *   (group commit), each in its own savepoint; `start`/`signal` resolve after that commit.
  *
  * One engine per SQLite file at a time (it is the only scheduler of that file). Inputs for a finished
  * workflow are ignored; an exception thrown by a process manager rolls its transition back and is logged.
@@ -153,7 +155,9 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     markDone: db.prepare(
       "UPDATE wf_activities SET status = 'done', finished_at = ? WHERE workflow_id = ? AND activity_id = ? AND status = 'running'",
     ),
-    dropPendingOf: db.prepare("DELETE FROM wf_activities WHERE workflow_id = ? AND status = 'pending'"),
+    // A finished workflow needs no activity records (its inputs are ignored). Primary-key prefix only:
+    // letting SQLite pick the status index here would scan every pending row of every workflow.
+    dropActivitiesOf: db.prepare('DELETE FROM wf_activities WHERE workflow_id = ?'),
     pendingActivities: db.prepare<[], ActivityRow>(
       "SELECT workflow_id, activity_id, name, input, conc_key, conc_limit FROM wf_activities WHERE status = 'pending' ORDER BY seq",
     ),
@@ -203,7 +207,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     q.updateWf.run(done ? 'completed' : 'running', t.state === undefined ? null : JSON.stringify(t.state), now, workflowId);
     if (done) {
       q.deleteTimersOf.run(workflowId);
-      q.dropPendingOf.run(workflowId);
+      q.dropActivitiesOf.run(workflowId);
       return [];
     }
     return recordEffects(workflowId, t.effects);
@@ -252,6 +256,71 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     for (const a of created) enqueue(a);
     if (created.length > 0) scheduleDispatch();
     return true;
+  }
+
+  // Group commit: transitions submitted in the same turn of the event loop (workflow starts, signals,
+  // activity outcomes) commit in one SQLite transaction, each inside its own savepoint, so one failing
+  // transition rolls back alone. A caller's promise resolves only after the commit.
+  interface Job {
+    fn: () => { created: QueuedActivity[]; value: unknown };
+    context: object;
+    resolve: (value: unknown) => void;
+    reject: (err: unknown) => void;
+  }
+  let jobs: Job[] = [];
+  let flushScheduled = false;
+  const runJob = db.transaction((fn: Job['fn']) => fn());
+  const runJobs = db.transaction((batch: Job[]) =>
+    batch.map((j) => {
+      try {
+        return { ok: true as const, r: runJob(j.fn) };
+      } catch (err) {
+        return { ok: false as const, err };
+      }
+    }),
+  );
+
+  function submit<T>(fn: () => { created: QueuedActivity[]; value: T }, context: object): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      jobs.push({ fn, context, resolve: resolve as (v: unknown) => void, reject });
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushJobs);
+      }
+    });
+  }
+
+  function flushJobs(): void {
+    flushScheduled = false;
+    const batch = jobs;
+    jobs = [];
+    if (batch.length === 0) return;
+    if (closed) {
+      for (const j of batch) j.reject(new Error('workflow engine is stopped'));
+      return;
+    }
+    let results: ReturnType<typeof runJobs>;
+    try {
+      results = runJobs(batch);
+    } catch (err) {
+      log.error({ err: String(err) }, 'workflow: batch commit failed and was rolled back');
+      for (const j of batch) j.reject(err);
+      return;
+    }
+    let woke = false;
+    results.forEach((res, i) => {
+      const j = batch[i]!;
+      if (res.ok) {
+        for (const a of res.r.created) enqueue(a);
+        woke ||= res.r.created.length > 0;
+        j.resolve(res.r.value);
+      } else {
+        log.error({ ...j.context, err: String(res.err) }, 'workflow: transition failed and was rolled back');
+        j.reject(res.err);
+      }
+    });
+    if (woke) scheduleDispatch();
+    notifyIfIdle();
   }
 
   function scheduleDispatch(): void {
@@ -328,11 +397,13 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
         outcome = { type: 'activity.failed', id: a.activityId, error: err instanceof Error ? err.message : String(err) };
       }
       if (closed) return; // stopped meanwhile: the row stays `running` and is fed back as interrupted on restart
-      transact(() => {
+      await submit(() => {
         const done = q.markDone.run(clock.now(), a.workflowId, a.activityId);
-        if (done.changes !== 1) return [];
-        return applyInput(a.workflowId, outcome);
-      }, { workflowId: a.workflowId, activityId: a.activityId });
+        if (done.changes !== 1) return { created: [], value: null };
+        return { created: applyInput(a.workflowId, outcome), value: null };
+      }, { workflowId: a.workflowId, activityId: a.activityId }).catch(() => {
+        // Logged by flushJobs; the row stays `running` and is fed back as interrupted on restart.
+      });
     })().finally(() => {
       runningCount--;
       releaseKey(a.key);
@@ -383,7 +454,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
   }
 
   function isIdle(): boolean {
-    return runningCount === 0 && (queuedCount === 0 || !active);
+    return runningCount === 0 && jobs.length === 0 && (queuedCount === 0 || !active);
   }
 
   function notifyIfIdle(): void {
@@ -410,20 +481,17 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
     async start(name: string, workflowId: string, input: unknown): Promise<boolean> {
       if (closed) throw new Error('workflow engine is stopped');
       if (!managers.has(name)) throw new Error(`workflow type ${name} is not registered`);
-      let started = false;
-      transact(() => {
-        if (q.getWf.get(workflowId)) return [];
+      return submit(() => {
+        if (q.getWf.get(workflowId)) return { created: [], value: false };
         const now = clock.now();
         q.insertWf.run(workflowId, name, 'running', now, now);
-        started = true;
-        return applyInput(workflowId, { type: 'started', input });
+        return { created: applyInput(workflowId, { type: 'started', input }), value: true };
       }, { workflowId, name });
-      return started;
     },
 
     async signal(workflowId: string, name: string, payload: unknown): Promise<void> {
       if (closed) throw new Error('workflow engine is stopped');
-      transact(() => applyInput(workflowId, { type: 'signal', name, payload }), { workflowId, signal: name });
+      await submit(() => ({ created: applyInput(workflowId, { type: 'signal', name, payload }), value: null }), { workflowId, signal: name });
     },
 
     async get<S = unknown>(workflowId: string): Promise<WorkflowStatus<S> | null> {
@@ -518,6 +586,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
         ]);
         if (timer) clearTimeout(timer);
       }
+      flushJobs(); // commit transitions already submitted (starts, signals, outcomes) before closing
       closed = true;
       queues.clear();
       queuedCount = 0;

@@ -52,6 +52,7 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
   afterAll(async () => {
     await s.close();
     await rx.close();
+    cert.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -68,6 +69,17 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect(body.success).toBe(true);
     expect(body.data.events).toHaveLength(9);
     expect(body.data.events).toContainEqual({ name: 'face.verified', description: 'Face verification completed.', category: 'face' });
+  });
+
+  it('documents every webhook route in the OpenAPI document', async () => {
+    const res = await s.fetch('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/v1/webhooks/endpoints'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/v1/webhooks/endpoints/{endpoint_id}'] ?? {}).sort()).toEqual(['delete', 'put']);
+    expect(doc.paths['/v1/webhooks/endpoints/{endpoint_id}/test']?.post).toBeDefined();
+    expect(doc.paths['/v1/webhooks/endpoints/{endpoint_id}/deliveries']?.get).toBeDefined();
+    expect(doc.paths['/v1/webhooks/events']?.get).toBeDefined();
   });
 
   it('creates an endpoint, returns the secret once and keeps it only encrypted', async () => {
@@ -225,6 +237,22 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect(item.success_rate).toBe(1);
     expect(item.last_delivery).toBe(new Date(clock.now()).toISOString());
     expect((await deliveries('?status=bogus')).success).toBe(false);
+  });
+
+  it('a real emitter: the edge\'s api.rate.limited reaches a subscribed endpoint', async () => {
+    const t = await s.tenantWithKey('pro');
+    const ep = (await create({ url: `${rx.origin}/ratelimited`, events: ['api.rate.limited'] }, t.key)).body.data;
+    await s.setLimits(t.tenantId, 1, null);
+    let limited = 0;
+    for (let i = 0; i < 5; i++) if ((await s.fetch('/v1/webhooks/events', { key: t.key })).status === 429) limited++;
+    expect(limited).toBeGreaterThan(0);
+    await eventually(() => byPath('/ratelimited').length === 1, 10_000, 'api.rate.limited delivery');
+    const r = byPath('/ratelimited')[0]!;
+    verifySignatures(ep.secret, r);
+    const body = JSON.parse(r.body.toString());
+    expect(body.type).toBe('api.rate.limited');
+    expect(body.data).toMatchObject({ rate_class: 'light', endpoint: '/v1/webhooks/events' });
+    await s.setLimits(t.tenantId, null, null);
   });
 
   it('restart: stopping the server while deliveries wait for a retry loses none and sends none twice', async () => {

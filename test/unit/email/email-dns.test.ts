@@ -29,7 +29,8 @@ describe('DNS mail-domain look-ups against a real DNS server on loopback', () =>
   afterAll(async () => dns.close());
 
   const resolver = (extra: Partial<ConstructorParameters<typeof DnsMailResolver>[0]> = {}) =>
-    new DnsMailResolver({ servers: [dns.server], timeoutMs: 300, attempts: 1, ...extra });
+    // Patient by default: on a loaded CI machine a loopback answer can take a while; only the stall test is short.
+    new DnsMailResolver({ servers: [dns.server], timeoutMs: 3000, attempts: 1, ...extra });
 
   it('MX records sorted by preference, names lower-cased without the trailing dot', async () => {
     expect(await resolver().lookupMailDomain('good.test')).toEqual({
@@ -65,8 +66,8 @@ describe('DNS mail-domain look-ups against a real DNS server on loopback', () =>
     expect(await r.lookupMailDomain('servfail.test')).toEqual({ kind: 'error', reason: 'servfail' });
     expect(await r.lookupMailDomain('refused.test')).toEqual({ kind: 'error', reason: 'refused' });
     const t0 = Date.now();
-    expect(await r.lookupMailDomain('stall.test')).toEqual({ kind: 'error', reason: 'timeout' });
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(await resolver({ timeoutMs: 300 }).lookupMailDomain('stall.test')).toEqual({ kind: 'error', reason: 'timeout' });
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('a truncated UDP answer is retried over TCP (RFC 7766)', async () => {
@@ -135,7 +136,7 @@ describe('DNS mail-domain look-ups against a real DNS server on loopback', () =>
   it('fails over to the next server when one is silent or refuses', async () => {
     const deadServer = await startTestDnsServer({ 'good.test': { rcode: 'REFUSED' } });
     try {
-      const r = new DnsMailResolver({ servers: [deadServer.server, dns.server], timeoutMs: 300, attempts: 1 });
+      const r = new DnsMailResolver({ servers: [deadServer.server, dns.server], timeoutMs: 3000, attempts: 1 });
       expect((await r.lookupMailDomain('good.test')).kind).toBe('mx');
       expect(deadServer.count('good.test', 'MX')).toBe(1);
     } finally {

@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseEmailAddress } from '../../../domain/email/syntax.ts';
+import emailAddresses from 'email-addresses';
+import { SIMPLE_DOT_ATOM, parseEmailAddress } from '../../../domain/email/syntax.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dataDir = path.resolve(repoRoot, '../shared/data/email');
@@ -83,6 +84,21 @@ describe('RFC 5321/5322 addr-spec: rejected', () => {
       parseEmailAddress('x@' + 'a.'.repeat(150) + 'com');
     }
     expect(performance.now() - t0).toBeLessThan(5000);
+  });
+});
+
+describe('fast path for plain dot-atom addresses', () => {
+  it('every input taking the fast path is an addr-spec the parser accepts unchanged', () => {
+    const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, 'test/fixtures/email-labelled.json'), 'utf8')) as { addresses: Array<{ address: string }> };
+    const inputs = [...fixture.addresses.map((a) => a.address), 'a@b.co', 'x.y.z@a-b.c-d.com', "o'brien@example.ie", 'ab--cd@ab--cd.com'];
+    let fast = 0;
+    for (const input of inputs) {
+      if (!SIMPLE_DOT_ATOM.test(input)) continue;
+      fast++;
+      const parsed = emailAddresses.parseOneAddress({ input, rfc6532: true, strict: true });
+      expect(parsed && parsed.type === 'mailbox' && parsed.parts.address.tokens === input && parsed.parts.comments.length === 0, input).toBe(true);
+    }
+    expect(fast).toBeGreaterThan(50);
   });
 });
 

@@ -17,15 +17,15 @@ let verifier: EmailVerifier;
 beforeAll(async () => {
   dns = await startTestDnsServer({ ...EMAIL_TEST_ZONE, ...benchZone() });
   smtp = await startTestSmtpServer();
-  resolver = new DnsMailResolver({ servers: [dns.server], timeoutMs: 300, attempts: 1 });
+  resolver = new DnsMailResolver({ servers: [dns.server], timeoutMs: 3000, attempts: 1 });
   const prober = new SmtpRecipientProber({
     heloName: 'probe.sello.test',
     mailFrom: 'verify@sello.test',
     port: smtp.port,
     allowPrivateAddresses: true,
     resolveHost: (h) => resolver.resolveHostAddresses(h),
-    commandTimeoutMs: 500,
-    totalTimeoutMs: 2000,
+    commandTimeoutMs: 2000,
+    totalTimeoutMs: 5000,
   });
   verifier = createEmailVerifier({ resolver, smtp: prober });
 });
@@ -85,9 +85,10 @@ describe('verify: one status per DNS outcome', () => {
 
   it('ERROR: SERVFAIL or a stalled upstream (score 55), not INVALID_DOMAIN', async () => {
     expect(await verifier.verify('a@servfail.com.mx')).toMatchObject({ status: 'ERROR', score: 55 });
+    const impatient = createEmailVerifier({ resolver: new DnsMailResolver({ servers: [dns.server], timeoutMs: 300, attempts: 1 }) });
     const t0 = Date.now();
-    expect(await verifier.verify('a@stalls.com.mx')).toMatchObject({ status: 'ERROR' });
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(await impatient.verify('a@stalls.com.mx')).toMatchObject({ status: 'ERROR' });
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('INVALID_FORMAT (score 35) for bad syntax; nothing else is checked', async () => {
@@ -213,14 +214,14 @@ describe('Gravatar (loopback HTTP server standing in for gravatar.com)', () => {
     // After the timeout the checker stays off for its cool-down: no request, immediate false.
     const t1 = Date.now();
     expect(await g.hasGravatar(withAvatar)).toBe(false);
-    expect(Date.now() - t1).toBeLessThan(100);
+    expect(Date.now() - t1).toBeLessThan(300);
   });
 
   it('unreachable network answers false quickly', async () => {
     const g = new HttpGravatarChecker({ baseUrl: 'http://127.0.0.1:1/avatar/', timeoutMs: 300 });
     const t0 = Date.now();
     expect(await g.hasGravatar('a@example.com')).toBe(false);
-    expect(Date.now() - t0).toBeLessThan(400);
+    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it('feeds meta.gravatar when enabled; off by default', async () => {

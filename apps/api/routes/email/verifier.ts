@@ -25,6 +25,7 @@ export function emailVerifierFor(ctx: AppContext): EmailVerifier {
       smtpCommandTimeoutMs: c.EMAIL_SMTP_COMMAND_TIMEOUT_MS,
       smtpTotalTimeoutMs: c.EMAIL_SMTP_TOTAL_TIMEOUT_MS,
       smtpAllowPrivateAddresses: c.EMAIL_SMTP_ALLOW_PRIVATE,
+      smtpMaxSessionsPerHost: c.EMAIL_SMTP_MAX_SESSIONS_PER_HOST,
       gravatarEnabled: c.EMAIL_GRAVATAR,
       gravatarBaseUrl: c.EMAIL_GRAVATAR_BASE_URL,
       gravatarTimeoutMs: c.EMAIL_GRAVATAR_TIMEOUT_MS,

@@ -58,7 +58,7 @@ export function registerEmailVerifyBatch(app: ApiApp, ctx: AppContext): void {
       } catch (error) {
         throw verifierFailure(error, request.log);
       }
-      return { success: true as const, data, processing_time: Math.round(performance.now() - started) / 1000 };
+      return { success: true as const, data, processing_time: Math.round((performance.now() - started) * 10) / 10_000 };
     },
   });
 }

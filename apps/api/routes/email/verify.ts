@@ -28,7 +28,9 @@ export function parseReachable(value: unknown): boolean {
 
 /** Maps an unexpected verifier failure to the spec's 500 (flat shape, with `message`); logs without the address. */
 export function verifierFailure(error: unknown, log: { error: (o: object, m: string) => void }): ApiError {
-  log.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'email verifier failed');
+  // Personal data stays out of the log: anything address-like in the message is masked.
+  const mask = (text: string): string => text.replace(/[^\s@"'<>]+@[^\s@"'<>]+/g, '[email]');
+  log.error({ err: error instanceof Error ? { name: error.name, message: mask(error.message) } : mask(String(error)) }, 'email verifier failed');
   return new ApiError(500, EmailErrorCodes.verificationFailed, 'The e-mail verifier could not complete the request; please retry');
 }
 
@@ -63,7 +65,7 @@ export function registerEmailVerify(app: ApiApp, ctx: AppContext): void {
       } catch (error) {
         throw verifierFailure(error, request.log);
       }
-      return { success: true as const, data, processing_time: Math.round(performance.now() - started) / 1000 };
+      return { success: true as const, data, processing_time: Math.round((performance.now() - started) * 10) / 10_000 };
     },
   });
 }

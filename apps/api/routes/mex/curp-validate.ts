@@ -1,8 +1,8 @@
 import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
 import { dayNumber, validateCurp } from '../../../../domain/curp/index.ts';
-import { CurpValidateBody, CurpValidateResponse } from './schemas.ts';
+import { CurpValidateBody, CurpValidateResponse, RegistryError } from './schemas.ts';
+import { registryError } from './runtime.ts';
 
 /**
  * `POST /v1/mex/curp/validate` (beyond the spec): the CURP engine as an endpoint. Free of credits, no
@@ -23,16 +23,20 @@ export function registerCurpValidate(app: ApiApp, ctx: AppContext): void {
         "RENAPO's inconvenient-word rule and the check digit. Free of credits. A well-formed CURP is not proof that RENAPO issued it: " +
         'use get-curp for that.',
       body: CurpValidateBody,
-      response: { 200: CurpValidateResponse },
+      response: { 200: CurpValidateResponse, 400: RegistryError },
     },
     validatorCompiler: () => (data) => ({ value: data }),
     handler: async (request) => {
       const body = request.body as unknown;
-      const curp = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).curp : undefined;
-      if (curp === undefined || curp === null || (typeof curp === 'string' && curp.trim() === '')) {
-        throw new ApiError(400, 'MISSING_PARAMETER', 'Missing required parameter: curp');
+      const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+      if (!isObject && body !== undefined && body !== null && body !== '') {
+        throw registryError('INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
       }
-      if (typeof curp !== 'string') throw new ApiError(400, 'INVALID_PARAMETER', 'Invalid parameter curp: must be a string');
+      const curp = isObject ? (body as Record<string, unknown>).curp : undefined;
+      if (curp === undefined || curp === null || (typeof curp === 'string' && curp.trim() === '')) {
+        throw registryError('MISSING_PARAMETER', 'Missing required parameter: curp');
+      }
+      if (typeof curp !== 'string') throw registryError('INVALID_PARAMETER', 'Invalid parameter curp: must be a string');
       const result = validateCurp(curp, { today: dayNumber(new Date(ctx.clock.now())) });
       return { success: true as const, data: result };
     },

@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../errors.ts';
 import { dayNumber } from '../../../../domain/curp/index.ts';
 import { lookupFingerprint, validateGetCurpRequest } from '../../../../domain/registry/index.ts';
 import { RegistryUnavailableError, type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
-import { GetCurpBody, GetCurpResponse } from './schemas.ts';
-import { recordLookup, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
+import { GetCurpBody, GetCurpResponse, RegistryError, lookupErrorResponses } from './schemas.ts';
+import { recordLookup, registryError, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
 import type { RegistryDeps } from './index.ts';
 
 const OPERATION = 'renapo.get-curp' as const;
@@ -31,7 +30,7 @@ export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps
         '404 `NOT_FOUND`; 402 `{success:false, error:"Insufficient credits", credits_required, credits_available}`; ' +
         '503 `SERVICE_UNAVAILABLE` with `error_code` and `details.service`/`details.error_message`.',
       body: GetCurpBody,
-      response: { 200: GetCurpResponse },
+      response: { 200: GetCurpResponse, ...lookupErrorResponses, 404: RegistryError },
     },
     // The spec's own validation (MISSING_PARAMETER/INVALID_PARAMETER) runs in preValidation, before credits are reserved.
     validatorCompiler: () => (data) => ({ value: data }),
@@ -62,7 +61,7 @@ export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps
       const latency = Math.round((performance.now() - t0) * 100) / 100;
       if (!result.found) {
         await recordLookup(ctx, request, { ...base, outcome: 'not_found', provider_latency_ms: latency, http_status: 404 });
-        throw new ApiError(404, 'NOT_FOUND', result.message || 'No record found in RENAPO for these data.');
+        throw registryError('NOT_FOUND', result.message || 'No record found in RENAPO for these data.');
       }
       await recordLookup(ctx, request, { ...base, outcome: 'found', provider_latency_ms: latency, http_status: 200, registry_status: result.record.estatus });
       return {

@@ -20,6 +20,11 @@ export interface RegistryDeps {
 export function registerMexRoutes(app: ApiApp, ctx: AppContext): void {
   const deps: RegistryDeps = { provider: createRegistryProvider(ctx.config), fingerprintKey: loadFingerprintKey(ctx.config) };
   ctx.log.info({ registry: { provider: deps.provider.name, sandbox: deps.provider.sandbox } }, 'registry provider ready');
+  const url = ctx.config.REGISTRY_PROVIDER === 'http' && ctx.config.REGISTRY_PROVIDER_URL ? new URL(ctx.config.REGISTRY_PROVIDER_URL) : null;
+  if (url && url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+    // Personal data and provider credentials would cross the network in clear text.
+    ctx.log.warn({ registry: { host: url.hostname } }, 'REGISTRY_PROVIDER_URL is plain http: use https outside a private network');
+  }
   app.addHook('onClose', async () => {
     await deps.provider.close();
   });

@@ -13,7 +13,9 @@ import { RegistryUnavailableError, type RegistryProvider, type RegistryService }
 import { SandboxRegistryProvider } from '../../../../infra/registry-provider/sandbox/sandbox-provider.ts';
 import { HttpRegistryProvider } from '../../../../infra/registry-provider/http/http-provider.ts';
 import {
+  REGISTRY_ERRORS,
   REGISTRY_LOOKUP_COMPLETED,
+  type RegistryErrorType,
   registryStream,
   type RegistryLookupCompletedData,
   type RegistryRequestError,
@@ -45,30 +47,46 @@ export function createRegistryProvider(config: Config): RegistryProvider {
  * DATA_DIR (mode 0600) so fingerprints stay comparable across restarts.
  */
 export function loadFingerprintKey(config: Config): Buffer {
-  if (config.REGISTRY_FINGERPRINT_KEY) return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
+  if (config.REGISTRY_FINGERPRINT_KEY) {
+    // A short key could be guessed, and then fingerprints brute-forced back to names and dates.
+    if (Buffer.byteLength(config.REGISTRY_FINGERPRINT_KEY) < 16) throw new Error('REGISTRY_FINGERPRINT_KEY must be at least 16 bytes');
+    return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
+  }
   const dir = resolve(config.DATA_DIR);
   const file = join(dir, 'registry-fingerprint.key');
-  if (existsSync(file)) {
+  const read = (): Buffer => {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-    if (key.length >= 16) return key;
-  }
+    if (key.length < 16) throw new Error(`${file} does not hold a key of at least 16 bytes (hex); remove it to create a new one`);
+    return key;
+  };
+  if (existsSync(file)) return read();
   mkdirSync(dir, { recursive: true });
   const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'w' });
+  try {
+    // 'wx': two processes starting on one DATA_DIR (server and CLI) must not overwrite each other's key.
+    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return read();
+    throw e;
+  }
   chmodSync(file, 0o600);
   return key;
 }
 
+/** An error of the registry's closed list (`domain/registry/errors.ts`), with its HTTP status. */
+export function registryError(type: RegistryErrorType, message: string, details?: Record<string, unknown>, extra?: Record<string, unknown>, headers?: Record<string, string>): ApiError {
+  return new ApiError(REGISTRY_ERRORS[type], type, message, details, extra, headers);
+}
+
 /** The 400 of a failed validation, in the registry shape. */
 export function requestError(e: RegistryRequestError): ApiError {
-  return new ApiError(400, e.type, e.message);
+  return registryError(e.type, e.message);
 }
 
 /** The spec's 503: `{success:false, status:'ERROR', type:'SERVICE_UNAVAILABLE', message, error_code, details}`. */
 export function serviceUnavailable(service: RegistryService, e: RegistryUnavailableError): ApiError {
   const name = service === 'renapo' ? 'RENAPO' : 'INE';
-  return new ApiError(
-    503,
+  return registryError(
     'SERVICE_UNAVAILABLE',
     `The ${name} registry service is temporarily unavailable. Try again later.`,
     { service: name, error_message: e.message, reason: e.reason },
@@ -98,10 +116,22 @@ export async function recordLookup(ctx: AppContext, request: FastifyRequest, dat
   );
 }
 
-/** Marks every answer of a sandbox provider (success and error) with the sandbox header. */
+/**
+ * Marks every answer of a sandbox provider: the `X-Registry-Sandbox: true` header on all of them, and
+ * `sandbox: true` in registry-shaped error bodies (success bodies carry it from the handlers). Bodies
+ * the spec fixes exactly (the 402) are left as they are.
+ */
 export function markSandbox(provider: RegistryProvider) {
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (provider.sandbox) reply.header(SANDBOX_HEADER, 'true');
+    if (!provider.sandbox) return payload;
+    reply.header(SANDBOX_HEADER, 'true');
+    if (reply.statusCode >= 400 && typeof payload === 'string' && payload.startsWith('{"success":false,"status":"ERROR"')) {
+      try {
+        return JSON.stringify({ ...(JSON.parse(payload) as Record<string, unknown>), sandbox: true });
+      } catch {
+        return payload;
+      }
+    }
     return payload;
   };
 }
@@ -118,7 +148,7 @@ export function secondsSince(startedAt: bigint): number {
 export function registryBodyErrors(error: unknown): never {
   const e = error as { code?: string; statusCode?: number };
   if (typeof e.code === 'string' && e.code.startsWith('FST_ERR_CTP_') && e.statusCode === 400) {
-    throw new ApiError(400, 'INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
+    throw registryError('INVALID_PARAMETER', 'Invalid parameter body: the request body must be a JSON object');
   }
   throw error;
 }

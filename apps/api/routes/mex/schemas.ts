@@ -12,6 +12,7 @@ const envelope = {
     .describe('Present (true) when the answer comes from the sandbox registry of synthetic people, never from RENAPO/INE. Also signalled by the `X-Registry-Sandbox: true` header.'),
 };
 
+/** get-curp request body (spec: Government registry lookups). */
 export const GetCurpBody = z.object({
   nombres: z.string().describe('Given name(s), as on the birth certificate.').meta({ example: 'Gloria' }),
   primerApellido: z.string().describe('First (paternal) surname.').meta({ example: 'Hernández' }),
@@ -24,6 +25,7 @@ export const GetCurpBody = z.object({
     .meta({ example: '30' }),
 });
 
+/** CURP result (spec: Government registry results), all strings. */
 export const CurpResult = z.object({
   curp: z.string().describe('18-character CURP.').meta({ example: 'HEGG560427MVZRRL04' }),
   nombres: z.string().meta({ example: 'GLORIA' }),
@@ -36,8 +38,10 @@ export const CurpResult = z.object({
   estatus: z.string().describe('RENAPO status of the CURP: AN (alta normal), AH (alta con homonimia), RCC/RCN (changes), BD (baja por defunción)...').meta({ example: 'AN' }),
 });
 
+/** get-curp 200 body. */
 export const GetCurpResponse = z.object({ ...envelope, data: CurpResult });
 
+/** validate-voter-list request body. */
 export const VoterListBody = z
   .object({
     cic: z.string().describe('CIC, 9 digits (front of the credential, below the photo).').meta({ example: '123456789' }),
@@ -47,6 +51,7 @@ export const VoterListBody = z
   .catchall(z.string())
   .describe('Extra string parameters (up to 10) are passed to the provider to improve accuracy.');
 
+/** Voter result of a valid credential. */
 export const VoterValid = z.object({
   valid: z.literal(true),
   cic: z.string(),
@@ -59,21 +64,25 @@ export const VoterValid = z.object({
   fechaVigencia: z.string().meta({ example: '2031-12-31' }),
   message: z.string(),
 });
+/** Voter result of a credential not found or invalidated (HTTP 200). */
 export const VoterNotValid = z.object({
   valid: z.literal(false),
   cic: z.string(),
   message: z.string().meta({ example: 'La credencial no se encuentra en la Lista Nominal de Electores.' }),
 });
 
+/** validate-voter-list 200 body. */
 export const VoterListResponse = z.object({
   ...envelope,
   data: z.discriminatedUnion('valid', [VoterValid, VoterNotValid]).describe('A credential not found or invalidated answers HTTP 200 with only `valid`=false, `cic` and `message`.'),
 });
 
+/** curp/validate request body. */
 export const CurpValidateBody = z.object({
   curp: z.string().describe('The CURP to check (case and surrounding spaces ignored).').meta({ example: 'HEGG560427MVZRRL04' }),
 });
 
+/** curp/validate 200 body. */
 export const CurpValidateResponse = z.object({
   success: z.literal(true),
   data: z.object({
@@ -107,12 +116,28 @@ export const CurpValidateResponse = z.object({
   }),
 });
 
-/** Registry error body (for the OpenAPI document). */
-export const RegistryError = z.object({
-  success: z.literal(false),
-  status: z.literal('ERROR'),
-  type: z.string().describe('MISSING_PARAMETER, INVALID_PARAMETER, NOT_FOUND or SERVICE_UNAVAILABLE.'),
-  message: z.string(),
-  error_code: z.string().optional().describe('`SERVICE_UNAVAILABLE` on 503.'),
-  details: z.object({ service: z.string(), error_message: z.string(), reason: z.string() }).optional().describe('On 503.'),
-});
+/** Registry error body (OpenAPI document; loose so that no field is ever dropped when serialising). */
+export const RegistryError = z
+  .looseObject({
+    success: z.literal(false),
+    status: z.literal('ERROR'),
+    type: z.string().describe('MISSING_PARAMETER, INVALID_PARAMETER, NOT_FOUND or SERVICE_UNAVAILABLE.'),
+    message: z.string(),
+    error_code: z.string().optional().describe('`SERVICE_UNAVAILABLE` on 503.'),
+    details: z.record(z.string(), z.unknown()).optional().describe('On 503: `service` (RENAPO or INE), `error_message`, `reason`.'),
+    sandbox: z.literal(true).optional().describe('Present on sandbox answers.'),
+  })
+  .describe('Registry error shape.');
+
+/** The spec's 402 body on registry routes (rendered by the platform edge). */
+export const InsufficientCredits = z
+  .looseObject({
+    success: z.literal(false),
+    error: z.literal('Insufficient credits'),
+    credits_required: z.number(),
+    credits_available: z.number(),
+  })
+  .describe('Insufficient credits.');
+
+/** Documented error answers of the priced lookups. */
+export const lookupErrorResponses = { 400: RegistryError, 402: InsufficientCredits, 503: RegistryError } as const;

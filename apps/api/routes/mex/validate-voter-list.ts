@@ -3,7 +3,7 @@ import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
 import { lookupFingerprint, validateVoterListRequest } from '../../../../domain/registry/index.ts';
 import { RegistryUnavailableError, type VoterLookupRequest } from '../../../../infra/ports/registry-provider.ts';
-import { VoterListBody, VoterListResponse } from './schemas.ts';
+import { VoterListBody, VoterListResponse, lookupErrorResponses } from './schemas.ts';
 import { recordLookup, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
 import type { RegistryDeps } from './index.ts';
 
@@ -29,7 +29,7 @@ export function registerValidateVoterList(app: ApiApp, ctx: AppContext, deps: Re
         '`valid:false` answer). Errors use the registry shape: 400 `MISSING_PARAMETER` / `INVALID_PARAMETER` (`cic` and ' +
         '`identificadorCiudadano` 9 digits, `ocr` 13 digits), 402 insufficient credits, 503 `SERVICE_UNAVAILABLE`.',
       body: VoterListBody,
-      response: { 200: VoterListResponse },
+      response: { 200: VoterListResponse, ...lookupErrorResponses },
     },
     validatorCompiler: () => (data) => ({ value: data }),
     preValidation: async (request) => {

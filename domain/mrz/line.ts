@@ -1,0 +1,79 @@
+/**
+ * Correction and checking of one MRZ line on its own (an OCR engine that reads line by line, or
+ * a data set of single-line images): the line's kind is inferred from its length and content,
+ * field-type correction applies to its fields, and the check digits that lie wholly inside the
+ * line guide the correction of its alphanumeric fields (TD1 line 1: document number; TD1 line 2:
+ * birth and expiry dates; TD2/TD3 line 2: all but nothing else). Cross-line checks (the TD1
+ * composite) cannot be verified from one line and are not reported.
+ */
+import { correctMrz, passes, type MrzCorrection } from './correct.ts';
+import { LAYOUTS, type CheckName, type LayoutDef } from './formats.ts';
+
+/** Which line of which layout: `TD1_1` is TD1 line 1, and so on. */
+export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2';
+
+/** Result of {@link correctMrzLine}. */
+export interface MrzLineResult {
+  /** `null` when the length fits no MRZ line (30, 36, 44); then nothing is corrected. */
+  readonly kind: MrzLineKind | null;
+  readonly line: string;
+  readonly corrections: readonly MrzCorrection[];
+  /** Check digits wholly inside this line, with their verdict (empty for name lines). */
+  readonly checks: ReadonlyArray<{ readonly name: CheckName; readonly valid: boolean }>;
+}
+
+const DIGITISH = /[0-9OQDIZSBGL]/;
+
+function countDigits(s: string): number {
+  return [...s].filter((c) => c >= '0' && c <= '9').length;
+}
+
+/**
+ * Infers the kind of a single line from its length (30 TD1, 36 TD2, 44 TD3) and content
+ * (a data line holds many digits; a TD1 line 2 opens with a six-character date).
+ * @returns `null` for any other length.
+ */
+export function inferLineKind(line: string): MrzLineKind | null {
+  const digits = countDigits(line);
+  if (line.length === 44) return digits >= 10 ? 'TD3_2' : 'TD3_1';
+  if (line.length === 36) return digits >= 10 ? 'TD2_2' : 'TD2_1';
+  if (line.length === 30) {
+    if ([...line.slice(0, 7)].every((c) => DIGITISH.test(c)) && /^[A-Z<]{3}$/.test(line.slice(15, 18).replace(/0/g, 'O'))) return 'TD1_2';
+    if (digits >= 3) return 'TD1_1';
+    return 'TD1_3';
+  }
+  return null;
+}
+
+const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
+  TD1_1: [LAYOUTS.TD1, 0], TD1_2: [LAYOUTS.TD1, 1], TD1_3: [LAYOUTS.TD1, 2],
+  TD2_1: [LAYOUTS.TD2, 0], TD2_2: [LAYOUTS.TD2, 1],
+  TD3_1: [LAYOUTS.TD3, 0], TD3_2: [LAYOUTS.TD3, 1],
+};
+
+/**
+ * Normalises (upper case, no blanks), then corrects one MRZ line.
+ * @param kind the line's kind when known; inferred otherwise.
+ */
+export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
+  const line = input.toUpperCase().replace(/\s/g, '').replace(/[«‹]/g, '<');
+  const k = kind ?? inferLineKind(line);
+  if (!k) return { kind: null, line, corrections: [], checks: [] };
+  let [layout, idx] = KIND_LAYOUT[k];
+  if (k === 'TD1_1' && /^[I1][D0]MEX/.test(line)) layout = LAYOUTS.TD1_INE;
+  if (line.length !== layout.lineLengths[idx]) return { kind: null, line, corrections: [], checks: [] };
+  const lines = layout.lineLengths.map((n, i) => (i === idx ? line : '<'.repeat(n)));
+  const within = (lines2: readonly string[]) =>
+    layout.checks.filter((c) => {
+      const loc = c.locate(lines2);
+      return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
+    });
+  const sub: LayoutDef = { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) };
+  const { lines: out, corrections } = correctMrz(lines, sub);
+  const corrected = out[idx]!;
+  const checks = within(out).map((c) => {
+    const loc = c.locate(out);
+    return { name: c.name, valid: passes(out, loc) };
+  });
+  return { kind: k, line: corrected, corrections, checks };
+}

@@ -1,0 +1,121 @@
+/**
+ * Passport data page (ICAO Doc 9303 part 4, TD3: 2 x 44 MRZ plus the visual inspection zone).
+ * The MRZ is authoritative for number, dates, sex, nationality and issuing state; the visual zone gives
+ * the CURP (Mexican passports print it), the split of the surnames and the accented spelling.
+ */
+import { validateCurp } from '../curp/validate.ts';
+import { parseMrz, type MrzParseResult } from '../mrz/index.ts';
+import { below, findLabel, valueCandidates } from './layout.ts';
+import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
+import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
+import { OcrError } from './errors.ts';
+import { CURP_PATTERN, compact, repairByPattern, type OcrLine } from './text.ts';
+
+function findCurp(lines: readonly OcrLine[]): string {
+  for (const l of lines) {
+    const c = compact(l.text);
+    for (let i = 0; i + 18 <= c.length; i++) {
+      const r = repairByPattern(c.slice(i, i + 18), CURP_PATTERN);
+      if (r) return r;
+    }
+  }
+  return '';
+}
+
+function cleanName(s: string): string {
+  return s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim();
+}
+
+const SURNAME_LABELS = ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME'];
+const GIVEN_LABELS = ['NOMBRES', 'NOMBRESGIVENNAMES', 'GIVEN NAMES'];
+
+/** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
+export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
+  const out: OcrLine[] = [];
+  for (const labels of [SURNAME_LABELS, GIVEN_LABELS]) {
+    const hit = findLabel(lines, labels);
+    if (!hit) continue;
+    const b = below(lines, hit);
+    if (b) out.push(b);
+  }
+  return out;
+}
+
+/**
+ * Builds the passport identity result.
+ * @throws OcrError `wrong_document_type` when no TD3 MRZ is found (with a hint when it is an INE or a bill)
+ */
+export function buildPassportResult(lines: readonly OcrLine[], today: string): IdentityResult<PassportFields> {
+  const rows = findTd3Lines(lines);
+  if (!rows.length) {
+    if (looksLikeIneFront(lines) || findTd1Lines(lines).length) throw new OcrError('wrong_document_type', 'The image is a voter credential; send document_type=ine.');
+    if (looksLikeBill(lines)) throw new OcrError('wrong_document_type', 'The image is a utility bill; use /v1/ocr/extract/document.');
+    throw new OcrError('wrong_document_type', 'No passport machine readable zone (2 lines of 44 characters) was found.');
+  }
+  const m: MrzParseResult = parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) });
+  const f = m.fields;
+  const curp = findCurp(lines);
+
+  // Visual zone surnames ("Apellidos / Surname") and given names ("Nombres / Given names").
+  const surnHit = findLabel(lines, SURNAME_LABELS);
+  const givenHit = findLabel(lines, GIVEN_LABELS);
+  const vizSurnames = surnHit ? cleanName(valueCandidates(lines, surnHit).find((v) => cleanName(v).length > 1 && !/SURNAME|APELLIDO/.test(compact(v))) ?? '') : '';
+  const vizGiven = givenHit ? cleanName(valueCandidates(lines, givenHit).find((v) => cleanName(v).length > 1 && !/NAMES|NOMBRE/.test(compact(v))) ?? '') : '';
+
+  const mrzSurnames = (f.lastName ?? '').trim();
+  const mrzGiven = (f.firstName ?? '').trim();
+  const surnames = vizSurnames && mrzFold(vizSurnames) === mrzFold(mrzSurnames) ? vizSurnames : mrzSurnames;
+  const name = vizGiven && mrzFold(vizGiven) === mrzFold(mrzGiven) ? vizGiven : mrzGiven;
+  const parts = surnames.split(' ').filter(Boolean);
+  const firstSurname = parts[0] ?? '';
+  const secondSurname = parts.slice(1).join(' ');
+  const sex = f.sex === 'M' ? 'H' : f.sex === 'F' ? 'M' : '';
+
+  const validation: IdentityValidation = {
+    mrz: m.valid ? 'ok' : 'failed',
+    curp: curp ? (validateCurp(curp, { today }).valid ? 'ok' : 'failed') : 'not_present',
+    expired: isExpired(f.dateOfExpiryIso ?? '', today),
+  };
+  if (m.valid) {
+    const s = m.checkSummary;
+    validation.mrzFields = {
+      documentNumberCheck: s.documentNumberCheck ?? true,
+      dateOfBirthCheck: s.dateOfBirthCheck ?? true,
+      dateOfExpiryCheck: s.dateOfExpiryCheck ?? true,
+      compositeCheck: s.compositeCheck ?? true,
+    };
+  }
+  const comps = curp ? validateCurp(curp, { today }).components : null;
+  return {
+    fields: {
+      curp,
+      documentNumber: f.documentNumber ?? '',
+      name,
+      firstSurname,
+      secondSurname,
+      surname: surnames,
+      dateOfBirth: f.dateOfBirthIso ?? '',
+      dateOfExpiry: f.dateOfExpiryIso ?? '',
+      gender: sex,
+      nationality: f.nationality ?? '',
+      issuingCountry: f.issuingState ?? '',
+      mrz: m.lines.join('\n'),
+      documentVersion: '',
+    },
+    validation,
+    cross: {
+      mrzVsFront: {
+        name: vizSurnames ? mrzFold(vizSurnames) === mrzFold(mrzSurnames) : null,
+        dateOfBirth: null,
+        sex: null,
+        section: null,
+      },
+      curpVsData: {
+        initials: comps && firstSurname ? comps.name_initials[0] === mrzFold(firstSurname)[0] : null,
+        dateOfBirth: comps?.birth_date && f.dateOfBirthIso ? comps.birth_date === f.dateOfBirthIso : null,
+        sex: comps?.sex && sex ? comps.sex === sex : null,
+      },
+      layoutScore: [surnHit, givenHit].filter(Boolean).length / 2,
+    },
+  };
+}

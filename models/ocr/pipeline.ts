@@ -1,0 +1,219 @@
+/**
+ * The OCR pipeline run inside an inference worker: intake (format, EXIF, PDF, quality gate) -> PaddleOCR
+ * detection + recognition -> deskew of the line geometry -> document check -> Spanish re-read of
+ * name/address rows with Tesseract -> domain parsers. Engines are loaded once per worker and reused.
+ */
+import { OcrError } from '../../domain/ocr/errors.ts';
+import { billAddressBlock } from '../../domain/ocr/bills.ts';
+import { ineTextRegions } from '../../domain/ocr/ine.ts';
+import { passportTextRegions } from '../../domain/ocr/passport.ts';
+import type { OcrLine } from '../../domain/ocr/text.ts';
+import { intake, type IntakeImage } from './intake.ts';
+import { PaddleOcr, type TextLine } from './paddle.ts';
+import { dist, warpQuad, type Quad } from './raster.ts';
+import { TesseractLineReader } from './tesseract.ts';
+
+let paddle: Promise<PaddleOcr> | null = null;
+let tess: Promise<TesseractLineReader> | null = null;
+
+/** The worker's PaddleOCR instance (loaded on first use). */
+export function getPaddle(): Promise<PaddleOcr> {
+  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
+  return paddle;
+}
+
+/** The worker's Tesseract Spanish line reader (loaded on first use). */
+export function getTesseract(): Promise<TesseractLineReader> {
+  tess ??= TesseractLineReader.load('spa');
+  return tess;
+}
+
+/** A recognised line with its quad, in working-image pixels, plus the deskewed box the parsers use. */
+export interface PipelineLine extends OcrLine {
+  quad: Quad;
+  /** Which engine produced `text`. */
+  engine: 'paddle' | 'tesseract';
+}
+
+/** Result of reading one image. */
+export interface ReadPage {
+  intake: IntakeImage;
+  lines: PipelineLine[];
+  /** Dominant text angle in degrees (positive = clockwise), corrected in the line geometry. */
+  skewDeg: number;
+  /** Bounds of the text (the document region) in deskewed coordinates. */
+  docBox: { x: number; y: number; w: number; h: number };
+  timings: Record<string, number>;
+}
+
+/**
+ * Deskews line geometry: rotates every quad about the image centre by minus the median text angle
+ * (weighted by line length), then takes axis-aligned boxes. Parsers then reason in upright coordinates.
+ */
+export function deskewLines(lines: TextLine[], width: number, height: number): { lines: PipelineLine[]; skewDeg: number } {
+  const angles: { a: number; w: number }[] = lines.map((l) => {
+    const [tl, tr] = l.quad;
+    return { a: Math.atan2(tr[1] - tl[1], tr[0] - tl[0]), w: dist(tl, tr) };
+  });
+  angles.sort((p, q) => p.a - q.a);
+  const total = angles.reduce((s, x) => s + x.w, 0);
+  let acc = 0;
+  let median = 0;
+  for (const x of angles) {
+    acc += x.w;
+    if (acc >= total / 2) {
+      median = x.a;
+      break;
+    }
+  }
+  const cx = width / 2;
+  const cy = height / 2;
+  const cos = Math.cos(-median);
+  const sin = Math.sin(-median);
+  const out = lines.map((l): PipelineLine => {
+    const pts = l.quad.map(([x, y]) => [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos] as const);
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    const x = Math.min(...xs);
+    const y = Math.min(...ys);
+    return { text: l.text, confidence: l.confidence, quad: l.quad, engine: 'paddle', box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } };
+  });
+  out.sort((a, b) => a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2) || a.box.x - b.box.x);
+  return { lines: out, skewDeg: (median * 180) / Math.PI };
+}
+
+function isMrzShaped(q: Quad, all: readonly Quad[]): boolean {
+  const w = dist(q[0], q[1]);
+  const h = Math.max(1, dist(q[0], q[3]));
+  const widest = Math.max(...all.map((x) => dist(x[0], x[1])));
+  return w / h >= 12 && w >= 0.6 * widest;
+}
+
+/**
+ * Reads one uploaded image.
+ * @throws OcrError from intake, or `no_document_detected` when fewer than 3 text lines are found
+ */
+export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean; mrzFirst?: boolean } = {}): Promise<ReadPage> {
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const img = await intake(bytes, options);
+  timings.intakeMs = performance.now() - t;
+  t = performance.now();
+  const ocr = await getPaddle();
+  const detMaxSide = Number(process.env.OCR_DET_MAX_SIDE ?? 960);
+  let raw: TextLine[] = [];
+  if (options.mrzFirst) {
+    // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
+    // recognise those first and fall back to every box only when they do not hold MRZ text.
+    raw = await ocr.read(img.image, { detMaxSide, filter: (q, all) => isMrzShaped(q, all) });
+    if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide });
+  } else {
+    raw = await ocr.read(img.image, { detMaxSide });
+  }
+  timings.paddleMs = performance.now() - t;
+  const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
+  if (good.length < 3) {
+    throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
+  }
+  const { lines, skewDeg } = deskewLines(good, img.image.width, img.image.height);
+  const x0 = Math.min(...lines.map((l) => l.box.x));
+  const y0 = Math.min(...lines.map((l) => l.box.y));
+  const x1 = Math.max(...lines.map((l) => l.box.x + l.box.w));
+  const y1 = Math.max(...lines.map((l) => l.box.y + l.box.h));
+  return { intake: img, lines, skewDeg, docBox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, timings };
+}
+
+/**
+ * Re-reads the given lines with Tesseract (Spanish), stacking their crops into one image so that a single
+ * recognition call serves all of them. Keeps Tesseract's text for a line only when it agrees with Paddle's
+ * on the letters Paddle can read (accents/Ñ/spaces folded), so a Tesseract misread never replaces a
+ * correct Paddle read; otherwise repairs Paddle's text with Tesseract's spacing where possible.
+ */
+export async function rereadSpanish(page: ReadPage, targets: PipelineLine[]): Promise<void> {
+  if (!targets.length) return;
+  const reader = await getTesseract();
+  for (const line of targets) {
+    const q = line.quad;
+    const h = dist(q[0], q[3]);
+    const w = dist(q[0], q[1]);
+    const outH = 56;
+    const crop = warpQuad(page.intake.image, q, Math.max(16, Math.round((outH * w) / Math.max(1, h))), outH);
+    const r = await reader.readLine(crop);
+    const t = r.text.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ0-9 .,#'/-]/g, '').replace(/\s+/g, ' ').trim();
+    if (!t) continue;
+    const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase().replace(/[^A-Z0-9]/g, '');
+    const paddleFold = fold(line.text);
+    const tessFold = fold(t);
+    if (tessFold === paddleFold) {
+      line.text = t;
+      line.engine = 'tesseract';
+    } else if (r.confidence >= 0.7 && levenshtein(tessFold, paddleFold) <= Math.max(1, Math.floor(paddleFold.length / 10))) {
+      line.text = t;
+      line.engine = 'tesseract';
+    } else {
+      line.text = respace(line.text, t);
+    }
+  }
+}
+
+/** Inserts spaces into Paddle's (often space-less) text where Tesseract's reading of the same line has them. */
+function respace(paddleText: string, tessText: string): string {
+  if (/\s/.test(paddleText.trim())) return paddleText;
+  const words = tessText.split(' ').filter(Boolean);
+  if (words.length < 2) return paddleText;
+  const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
+  const p = paddleText.replace(/\s+/g, '');
+  const lens = words.map((w) => fold(w).length);
+  if (lens.reduce((a, b) => a + b, 0) !== p.length) return paddleText;
+  const out: string[] = [];
+  let i = 0;
+  for (const n of lens) {
+    out.push(p.slice(i, i + n));
+    i += n;
+  }
+  return out.join(' ');
+}
+
+function levenshtein(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0]!;
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j]!;
+      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return dp[b.length]!;
+}
+
+/** Reads an INE front: page read plus Spanish re-read of the name and address rows. */
+export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
+  const page = await readPage(bytes);
+  const t = performance.now();
+  if (process.env.OCR_SPANISH_REREAD !== '0') {
+    const { name, address } = ineTextRegions(page.lines);
+    await rereadSpanish(page, [...name, ...address] as PipelineLine[]);
+  }
+  page.timings.tesseractMs = performance.now() - t;
+  return page;
+}
+
+/** Reads a bill: page read plus Spanish re-read of the holder's name and address rows. */
+export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
+  const page = await readPage(bytes);
+  const t = performance.now();
+  if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, billAddressBlock(page.lines) as PipelineLine[]);
+  page.timings.tesseractMs = performance.now() - t;
+  return page;
+}
+
+/** Reads a passport data page: page read plus Spanish re-read of the visual-zone name lines. */
+export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
+  const page = await readPage(bytes);
+  const t = performance.now();
+  if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
+  page.timings.tesseractMs = performance.now() - t;
+  return page;
+}

@@ -1,0 +1,95 @@
+/**
+ * Raster helpers shared by the OCR engines: an RGB image type, bilinear crops of rotated boxes,
+ * grey conversion and the sharpness measure used by the quality gate.
+ *
+ * Pure TypeScript over `Uint8Array`s so the code runs unchanged in a worker thread.
+ */
+
+/** 8-bit interleaved RGB image, row-major, `data.length === width * height * 3`. */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A point in pixel coordinates of the image it was measured on. */
+export type Point = [number, number];
+
+/** A quadrilateral in clockwise order starting top-left: `[tl, tr, br, bl]`. */
+export type Quad = [Point, Point, Point, Point];
+
+/** Euclidean distance in pixels. */
+export function dist(a: Point, b: Point): number {
+  return Math.hypot(a[0] - b[0], a[1] - b[1]);
+}
+
+/**
+ * Samples the parallelogram spanned by `quad` (tl -> tr along x, tl -> bl along y) into an upright image
+ * of `outW` x `outH` pixels with bilinear interpolation. Pixels outside the source read as white.
+ */
+export function warpQuad(img: RgbImage, quad: Quad, outW: number, outH: number): RgbImage {
+  const [tl, tr, , bl] = quad;
+  const out = new Uint8Array(outW * outH * 3);
+  const ux = (tr[0] - tl[0]) / outW;
+  const uy = (tr[1] - tl[1]) / outW;
+  const vx = (bl[0] - tl[0]) / outH;
+  const vy = (bl[1] - tl[1]) / outH;
+  const { data, width, height } = img;
+  let o = 0;
+  for (let j = 0; j < outH; j++) {
+    for (let i = 0; i < outW; i++) {
+      const sx = tl[0] + (i + 0.5) * ux + (j + 0.5) * vx - 0.5;
+      const sy = tl[1] + (i + 0.5) * uy + (j + 0.5) * vy - 0.5;
+      const x0 = Math.floor(sx);
+      const y0 = Math.floor(sy);
+      const fx = sx - x0;
+      const fy = sy - y0;
+      for (let c = 0; c < 3; c++) {
+        const p00 = px(data, width, height, x0, y0, c);
+        const p10 = px(data, width, height, x0 + 1, y0, c);
+        const p01 = px(data, width, height, x0, y0 + 1, c);
+        const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
+        out[o++] = (p00 * (1 - fx) + p10 * fx) * (1 - fy) + (p01 * (1 - fx) + p11 * fx) * fy;
+      }
+    }
+  }
+  return { data: out, width: outW, height: outH };
+}
+
+function px(data: Uint8Array, w: number, h: number, x: number, y: number, c: number): number {
+  if (x < 0 || y < 0 || x >= w || y >= h) return 255;
+  return data[(y * w + x) * 3 + c]!;
+}
+
+/** Luma (ITU-R BT.601 weights) as a `Float32Array` of `width * height` values in 0..255. */
+export function toGrey(img: RgbImage): Float32Array {
+  const n = img.width * img.height;
+  const g = new Float32Array(n);
+  for (let i = 0, j = 0; i < n; i++, j += 3) {
+    g[i] = 0.299 * img.data[j]! + 0.587 * img.data[j + 1]! + 0.114 * img.data[j + 2]!;
+  }
+  return g;
+}
+
+/**
+ * Variance of the 4-neighbour Laplacian of the grey image: the classic focus measure
+ * (Pech-Pacheco et al., "Diatom autofocusing in brightfield microscopy", ICPR 2000). Low = blurred.
+ * Scale-dependent: call it on images resized to a common width.
+ */
+export function laplacianVariance(grey: Float32Array, width: number, height: number): number {
+  let sum = 0;
+  let sum2 = 0;
+  let n = 0;
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      const i = y * width + x;
+      const l = grey[i - 1]! + grey[i + 1]! + grey[i - width]! + grey[i + width]! - 4 * grey[i]!;
+      sum += l;
+      sum2 += l * l;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sum2 / n - mean * mean;
+}
