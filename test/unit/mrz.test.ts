@@ -180,12 +180,20 @@ describe('single lines', () => {
     expect(inferLineKind('P<CANMARTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<')).toBe('TD3_1');
     expect(inferLineKind('C01X00T478D<<6408125F2702283<<<<<<<<<<<<<<<4')).toBe('TD3_2');
     expect(inferLineKind('short')).toBeNull();
+    expect(inferLineKind('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000')).toBe('FRA_1');
+    expect(inferLineKind('1101912009242GEDEON<<MBALA<9409101M6')).toBe('FRA_2');
+    expect(inferLineKind('D231458907UTO7408122F1204159<<<<<<<6')).toBe('TD2_2');
   });
   it('corrects a TD3 data line and checks its digits', () => {
     const r = correctMrzLine('L898902C36UTO740BIZZF12041S9ZE184226B<<<<<1O');
     expect(r.line).toBe('L898902C36UTO7408122F1204159ZE184226B<<<<<10');
     expect(r.checks.every((c) => c.valid)).toBe(true);
     expect(r.checks).toHaveLength(5);
+  });
+  it('keeps French card numbers and names apart (no digits forced into the name)', () => {
+    const r = correctMrzLine('1101912009242GEDE0N<<MBALA<9409101M6');
+    expect(r.line).toBe('1101912009242GEDEON<<MBALA<9409101M6');
+    expect(correctMrzLine('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000').line).toBe('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000');
   });
   it('reports TD1 line 2 date checks only (the composite spans lines)', () => {
     const r = correctMrzLine('88O5O49F23O9O95IRL<<<<<<<<<<<9');
