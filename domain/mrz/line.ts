@@ -8,6 +8,7 @@
  */
 import { correctMrz, passes, type MrzCorrection } from './correct.ts';
 import { LAYOUTS, type CheckName, type LayoutDef } from './formats.ts';
+import { normalizeMrzText } from './parse.ts';
 
 /** Which line of which layout: `TD1_1` is TD1 line 1, and so on. */
 export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2' | 'FRA_1' | 'FRA_2';
@@ -64,7 +65,7 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
  * @param kind the line's kind when known; inferred otherwise.
  */
 export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
-  const line = input.toUpperCase().replace(/\s/g, '').replace(/[«‹]/g, '<');
+  const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
   let [layout, idx] = KIND_LAYOUT[k];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  buildIneMrz, buildTd3, computeCheckDigit, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
+  buildIneMrz, buildTd3, computeCheckDigit, normalizeMrzText, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
 } from '../../domain/mrz/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -110,6 +110,10 @@ describe('parseMrz', () => {
     }
     const r = parseMrz(['IDMEX1146065362<<5308105793108', '8001014M2812315MEX<01<<<<<<<<', 'ÑÑÑ'.repeat(10)]);
     expect(r.valid).toBe(false);
+  });
+  it('reads PaddleOCR\'s × as X and other look-alikes as fillers', () => {
+    expect(normalizeMrzText('idme× 1146065362«<5308105793108')).toBe('IDMEX1146065362<<5308105793108');
+    expect(correctMrzLine('3200283622ME×6501010M1801107<<<<<<<<<<<<<<08').line).toBe('3200283622MEX6501010M1801107<<<<<<<<<<<<<<08');
   });
   it('normalises blanks, case and guillemets', () => {
     const r = parseMrz(' p«utoeriksson<<anna<maria<<<<<<<<<<<<<<<<<<< \n\n L898902C3 6UTO7408122F1204159ZE184226B<<<<<10 ');
