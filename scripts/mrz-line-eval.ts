@@ -23,13 +23,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { correctMrzLine, inferLineKind } from '../domain/mrz/index.ts';
+import { correctMrzLine, inferLineKind, repairMrzFillers as repairFillers } from '../domain/mrz/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.resolve(repoRoot, '../shared/data/mrz/doubango-tesseractMRZ/dataset-sample');
 const require = createRequire(import.meta.url);
 
-const { values } = parseArgs({ options: { engines: { type: 'string', default: 'tess-eng-raw,tess-eng-wl,tess-eng-fast-wl,paddle' }, limit: { type: 'string' }, show: { type: 'string', default: '0' } } });
+const { values } = parseArgs({ options: { engines: { type: 'string', default: 'tess-eng-raw,tess-eng-wl,tess-eng-fast-wl,paddle' }, limit: { type: 'string' }, show: { type: 'string', default: '0' }, stretch: { type: 'string', default: '1' } } });
 
 if (!existsSync(dataDir)) {
   console.warn(`mrz-line-eval: ${dataDir} is absent (../shared/data not mounted); nothing to evaluate`);
@@ -38,6 +38,8 @@ if (!existsSync(dataDir)) {
 
 interface Sample { name: string; gt: string; png: Buffer; gray: { data: Buffer; width: number; height: number } }
 
+/** Horizontal stretch of the line image before PaddleOCR (`--stretch`, default 1). */
+const stretch = Number(values.stretch);
 const names = readdirSync(dataDir).filter((f) => f.endsWith('.gt.txt')).sort();
 const samples: Sample[] = [];
 for (const g of names.slice(0, values.limit ? Number(values.limit) : undefined)) {
@@ -47,7 +49,11 @@ for (const g of names.slice(0, values.limit ? Number(values.limit) : undefined))
   // Tesseract reads best with a white margin; the TIFFs are tight crops.
   const png = await sharp(img).greyscale().extend({ top: 10, bottom: 10, left: 10, right: 10, background: '#ffffff' }).png().toBuffer();
   const pad = Number(process.env.MRZ_EVAL_PAD ?? '0');
-  const raw = await sharp(img).extend({ top: pad, bottom: pad, left: pad, right: pad, background: '#ffffff' }).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  const meta = await sharp(img).metadata();
+  const raw = await sharp(img)
+    .resize(Math.round(meta.width! * stretch), meta.height!, { fit: 'fill' })
+    .extend({ top: pad, bottom: pad, left: pad, right: pad, background: '#ffffff' })
+    .removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   if (raw.info.channels !== 3) throw new Error(`${g}: expected 3 channels, got ${raw.info.channels}`);
   samples.push({ name: g, gt, png, gray: { data: raw.data, width: raw.info.width, height: raw.info.height } });
 }
@@ -102,30 +108,6 @@ function report(label: string, reads: string[], ms: number): void {
     `${label.padEnd(34)} lines ${pct(exact, samples.length).padStart(6)} (${exact}/${samples.length})  chars ${pct(chars - dist, chars).padStart(6)}  ` +
       `checks ${pct(checkPass, checkLines).padStart(6)} (${checkPass}/${checkLines})  checks|readable ${pct(readablePass, readable).padStart(6)} (${readablePass}/${readable})  ${(ms / samples.length).toFixed(0)} ms/line`,
   );
-}
-
-/**
- * Repairs the filler: OCR engines read `<` as K, X, C, L, E or « and runs of it as fewer glyphs.
- * Runs of 2+ such letters adjacent to a real `<` become fillers; then the line is padded/trimmed
- * to the nearest MRZ length (30/36/44) on the filler side when one is within 2 characters.
- */
-export function repairFillers(raw: string): string {
-  let s = raw.toUpperCase().replace(/\s/g, '').replace(/[«‹]/g, '<').replace(/×/g, 'X');
-  // K/X/C/L/E runs touching fillers are fillers.
-  for (let k = 0; k < 3; k++) s = s.replace(/<[KXCLE]{1,}(?=<|$)/g, (m) => '<'.repeat(m.length)).replace(/(^|<)[KXCLE]{2,}</g, (m) => m.replace(/[KXCLE]/g, '<'));
-  for (const len of [30, 36, 44]) {
-    const d = len - s.length;
-    if (d !== 0 && Math.abs(d) <= 2) {
-      if (d > 0 && /<$/.test(s)) s += '<'.repeat(d);
-      else if (d < 0 && s.endsWith('<'.repeat(-d + 1))) s = s.slice(0, len);
-      else if (d > 0) {
-        const m = /<{2,}/.exec(s);
-        if (m) s = s.slice(0, m.index) + '<'.repeat(d) + s.slice(m.index);
-      }
-      break;
-    }
-  }
-  return s;
 }
 
 function corrected(reads: string[]): string[] {

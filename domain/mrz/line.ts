@@ -86,3 +86,30 @@ export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult
   });
   return { kind: k, line: corrected, corrections, checks };
 }
+
+/**
+ * Repairs the fillers of one OCR-read row before correction: engines read `<` as `K`, `X`, `C`,
+ * `L` or `E` inside filler runs, and drop or add a filler or two. Letters from that set touching
+ * a `<` on their right (or ending the row) after a `<`, and runs of two or more between fillers,
+ * become `<`; then a row within 2 characters of an MRZ length (30, 36, 44) is padded or trimmed
+ * on its filler side. Letters of names are left alone unless they sit in a filler run, so a
+ * genuine `<K<` inside a name can be lost: apply only to rows that fail their checks, or accept
+ * the rare name error.
+ */
+export function repairMrzFillers(raw: string): string {
+  let s = normalizeMrzText(raw);
+  for (let k = 0; k < 3; k++) s = s.replace(/<[KXCLE]+(?=<|$)/g, (m) => '<'.repeat(m.length)).replace(/(^|<)[KXCLE]{2,}</g, (m) => m.replace(/[KXCLE]/g, '<'));
+  for (const len of [30, 36, 44]) {
+    const d = len - s.length;
+    if (d !== 0 && Math.abs(d) <= 2) {
+      if (d > 0 && s.endsWith('<')) s += '<'.repeat(d);
+      else if (d < 0 && s.endsWith('<'.repeat(-d + 1))) s = s.slice(0, len);
+      else if (d > 0) {
+        const m = /<{2,}/.exec(s);
+        if (m) s = s.slice(0, m.index) + '<'.repeat(d) + s.slice(m.index);
+      }
+      break;
+    }
+  }
+  return s;
+}
