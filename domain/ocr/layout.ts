@@ -45,7 +45,7 @@ function rawAfter(text: string, took: number): string {
 
 const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
 
-/** The nearest line to the right of `hit` on the same row (vertical centres within 60% of the label height). */
+/** The nearest line to the right of `hit` on the same row (vertical centres within 60% of the label height, at most 16 label heights away). */
 export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
   const h = hit.line.box.h;
   let best: OcrLine | null = null;
@@ -53,7 +53,7 @@ export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | nul
     if (l === hit.line) continue;
     if (Math.abs(cy(l) - cy(hit.line)) > 0.6 * h) continue;
     if (l.box.x < hit.line.box.x + hit.line.box.w - h) continue;
-    if (l.box.x - (hit.line.box.x + hit.line.box.w) > 8 * h) continue;
+    if (l.box.x - (hit.line.box.x + hit.line.box.w) > 16 * h) continue;
     if (!best || l.box.x < best.box.x) best = l;
   }
   return best;
