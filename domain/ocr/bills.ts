@@ -6,6 +6,7 @@
  */
 import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
+import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
 import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
 
 /** The three bill types of the spec. */
@@ -186,7 +187,21 @@ export function periodIn(s: string): string {
   return a && b ? `${a} - ${b}` : '';
 }
 
-const ZIP_RE = /C\.?\s*P\.?\s*:?\s*(\d{5})/;
+const ZIP_RE = /\bC\s*[.,]?\s*[PR]\s*[.,]?\s*:?\s*(\d{5})\b/;
+
+/**
+ * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): at letter/digit boundaries and after a
+ * leading `COL`/`INT` abbreviation. Lines that already have spaces are only fixed at letter/digit joins
+ * of the `INT14` kind.
+ */
+export function glueFix(t: string): string {
+  let s = t.replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2');
+  if (!/\s/.test(s.trim())) {
+    s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
+    s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');
+  }
+  return s;
+}
 
 /**
  * The holder's name line and address rows. With a name label (NOMBRE, TITULAR, CLIENTE...): its value
@@ -256,11 +271,12 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
   if (guessed && guessed !== type) throw new OcrError('wrong_document_type', `The image looks like a ${guessed.replace('_', ' ')}, not a ${type.replace('_', ' ')}.`);
 
   const regions = billTextRegions(lines);
-  const name = regions.name ? regions.name.text.replace(/^[\s:]+/, '').replace(/\s+/g, ' ').trim() : '';
+  const name = regions.name ? restoreDiacritics(regions.name.text.replace(/^[\s:]+/, '').replace(/\s+/g, ' ').trim().toUpperCase()) : '';
   const fullAddress = regions.address
     .map((l) => l.text.replace(/\s+/g, ' ').trim())
-    .map((t) => t.replace(/\bC\.?\s*P\.?\s*:?\s*(\d{5})\b/, 'C.P. $1'))
-    .join(', ');
+    .map((t) => restoreDiacritics(glueFix(t.toUpperCase())).replace(ZIP_RE, 'C.P. $1'))
+    .join(', ')
+    .replace(/,\s*([A-Z]{2,5})\.?$/, (_m, st: string) => `, ${snapStateAbbreviation(st)}`);
   const zipLine = regions.address.find((l) => ZIP_RE.test(foldAccents(l.text))) ?? lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
   const zipCode = zipLine ? foldAccents(zipLine.text).match(ZIP_RE)![1]! : '';
 

@@ -5,6 +5,8 @@
  * SEXO, ...), see `layout.ts`. Back: the TD1 MRZ (`IDMEX…`, 3 x 30, ICAO Doc 9303 part 5) through the MRZ
  * engine (`domain/mrz`). Spec: "OCR identity result" (fields for `ine`).
  */
+import { glueFix } from './bills.ts';
+import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
 import { blockBelow, findLabel, mergeRows, valueCandidates, type LabelHit } from './layout.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, compact, containsLabel, foldAccents, repairByPattern, type OcrLine } from './text.ts';
 
@@ -112,8 +114,11 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const claveElector = findCode(labelValue(lines, claveHit), CLAVE_ELECTOR_PATTERN) || findCode(all, CLAVE_ELECTOR_PATTERN, (c) => c !== curp);
 
   const { name, address } = ineTextRegions(lines);
-  const nameRows = mergeRows(name).map(cleanNameRow).filter(Boolean);
-  const addressRows = mergeRows(address).map((r) => r.toUpperCase().replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const nameRows = mergeRows(name).map(cleanNameRow).map(restoreDiacritics).filter(Boolean);
+  const addressRows = mergeRows(address).map((r) => restoreDiacritics(glueFix(r.toUpperCase().replace(/\s+/g, ' ').trim()))).filter(Boolean);
+  // The last address row ends with the state abbreviation ("MÉRIDA, YUC."): snap a misread one.
+  const lastRow = addressRows.length - 1;
+  if (lastRow >= 0) addressRows[lastRow] = addressRows[lastRow]!.replace(/,\s*([A-Z]{2,5})(\.?)\s*$/, (_m, st: string, dot: string) => `, ${snapStateAbbreviation(st)}${dot}`);
 
   const birthHit = findLabel(lines, INE_LABELS.birth);
   let dateOfBirth = '';

@@ -59,16 +59,26 @@ export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | nul
   return best;
 }
 
-/** The nearest line below `hit` whose left edge is within 3 label heights of the label's. */
+/**
+ * The line just below `hit`: vertical offset between 0.5 and 3 label heights, left edge within 3 label
+ * heights of the label's; the best is the one closest in horizontal centre plus vertical distance (so a
+ * value printed under its label in a row of labels is not taken from the neighbouring column).
+ */
 export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
   const h = hit.line.box.h;
+  const cx = (l: OcrLine) => l.box.x + l.box.w / 2;
   let best: OcrLine | null = null;
+  let bestScore = Infinity;
   for (const l of lines) {
     if (l === hit.line) continue;
     const dy = cy(l) - cy(hit.line);
     if (dy < 0.5 * h || dy > 3 * h) continue;
     if (Math.abs(l.box.x - hit.line.box.x) > 3 * h) continue;
-    if (!best || cy(l) < cy(best)) best = l;
+    const score = Math.abs(cx(l) - cx(hit.line)) * 0.5 + Math.min(Math.abs(l.box.x - hit.line.box.x), Math.abs(cx(l) - cx(hit.line))) + dy;
+    if (score < bestScore) {
+      bestScore = score;
+      best = l;
+    }
   }
   return best;
 }

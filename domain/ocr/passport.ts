@@ -9,6 +9,7 @@ import { below, findLabel, valueCandidates } from './layout.ts';
 import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
+import { restoreDiacritics } from './lexicon.ts';
 import { CURP_PATTERN, compact, repairByPattern, type OcrLine } from './text.ts';
 
 function findCurp(lines: readonly OcrLine[]): string {
@@ -23,7 +24,7 @@ function findCurp(lines: readonly OcrLine[]): string {
 }
 
 function cleanName(s: string): string {
-  return s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim();
+  return restoreDiacritics(s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim());
 }
 
 const SURNAME_LABELS = ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME'];
