@@ -242,10 +242,32 @@ export function findTd3Lines(lines: readonly OcrLine[]): string[] {
   return [fitLength(cand[start]!, 44), fitLength(cand[start + 1]!, 44)];
 }
 
-/** Pads with `<` or trims trailing fillers to the expected length (OCR often drops or adds trailing `<`). */
-function fitLength(t: string, n: number): string {
+/**
+ * Fits an OCR'd MRZ row to its ICAO length. CTC decoding undercounts runs of the same character, so a
+ * short row gets `<` inserted into its longest filler run (the trailing run when that is the longest);
+ * a long row loses trailing fillers first, then is cut.
+ */
+export function fitLength(t: string, n: number): string {
   if (t.length === n) return t;
-  if (t.length < n) return t + '<'.repeat(n - t.length);
+  if (t.length < n) {
+    let best = -1;
+    let bestLen = 0;
+    for (let i = 0; i < t.length; ) {
+      if (t[i] !== '<') {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < t.length && t[j] === '<') j++;
+      if (j - i >= bestLen) {
+        best = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    if (best < 0 || bestLen < 2) return t + '<'.repeat(n - t.length);
+    return t.slice(0, best) + '<'.repeat(n - t.length) + t.slice(best);
+  }
   let s = t;
   while (s.length > n && s.endsWith('<<')) s = s.slice(0, -1);
   return s.length > n ? s.slice(0, n) : s;
