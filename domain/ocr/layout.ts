@@ -61,8 +61,9 @@ export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | nul
 
 /**
  * The line just below `hit`: vertical offset between 0.5 and 3 label heights, left edge within 3 label
- * heights of the label's; the best is the one closest in horizontal centre plus vertical distance (so a
- * value printed under its label in a row of labels is not taken from the neighbouring column).
+ * heights of the label's; the best minimises (left-edge or centre offset, whichever is smaller) plus the
+ * vertical distance, so a value printed under its label in a row of labels is not taken from the
+ * neighbouring column.
  */
 export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
   const h = hit.line.box.h;
@@ -74,7 +75,7 @@ export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null 
     const dy = cy(l) - cy(hit.line);
     if (dy < 0.5 * h || dy > 3 * h) continue;
     if (Math.abs(l.box.x - hit.line.box.x) > 3 * h) continue;
-    const score = Math.abs(cx(l) - cx(hit.line)) * 0.5 + Math.min(Math.abs(l.box.x - hit.line.box.x), Math.abs(cx(l) - cx(hit.line))) + dy;
+    const score = Math.min(Math.abs(l.box.x - hit.line.box.x), Math.abs(cx(l) - cx(hit.line))) + dy;
     if (score < bestScore) {
       bestScore = score;
       best = l;

@@ -16,9 +16,13 @@ import { TesseractLineReader } from './tesseract.ts';
 let paddle: Promise<PaddleOcr> | null = null;
 let tess: Promise<TesseractLineReader> | null = null;
 
-/** The worker's PaddleOCR instance (loaded on first use). */
+/**
+ * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads: `OCR_ONNX_THREADS`
+ * (default 2: one request then uses both cores of the target machine; with several concurrent requests
+ * the pool's workers share them).
+ */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
+  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 2));
   return paddle;
 }
 
