@@ -7,7 +7,7 @@ export { computeCheckDigit, isCheckDigitValid, mrzCharValue, MRZ_ALPHABET } from
 export { correctMrz, LETTER_TO_DIGIT, DIGIT_TO_LETTER, type MrzCorrection } from './correct.ts';
 export { detectLayout, LAYOUTS, type MrzFormat, type LayoutDef, type FieldDef, type FieldKind, type CheckName } from './formats.ts';
 export {
-  parseMrz, normalizeMrzLines, readDate,
+  parseMrz, normalizeMrzLines, normalizeMrzText, readDate,
   type MrzParseResult, type MrzFields, type MrzCheck, type MrzCheckSummary, type MrzProblem, type ParseMrzOptions,
 } from './parse.ts';
 export { correctMrzLine, inferLineKind, type MrzLineKind, type MrzLineResult } from './line.ts';

@@ -8,9 +8,10 @@
  */
 import { correctMrz, passes, type MrzCorrection } from './correct.ts';
 import { LAYOUTS, type CheckName, type LayoutDef } from './formats.ts';
+import { normalizeMrzText } from './parse.ts';
 
 /** Which line of which layout: `TD1_1` is TD1 line 1, and so on. */
-export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2';
+export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2' | 'FRA_1' | 'FRA_2';
 
 /** Result of {@link correctMrzLine}. */
 export interface MrzLineResult {
@@ -36,7 +37,14 @@ function countDigits(s: string): number {
 export function inferLineKind(line: string): MrzLineKind | null {
   const digits = countDigits(line);
   if (line.length === 44) return digits >= 10 ? 'TD3_2' : 'TD3_1';
-  if (line.length === 36) return digits >= 10 ? 'TD2_2' : 'TD2_1';
+  if (line.length === 36) {
+    if (/^[I1][D0]FRA/.test(line)) return 'FRA_1';
+    if (digits < 10) return 'TD2_1';
+    // French ID line 2: 12-character number, check digit, 14-letter given names, date, digit, sex,
+    // digit; a TD2 line 2 has its nationality (3 letters) at 11-13 and digits from 14 on.
+    const letters = (s: string) => [...s].filter((c) => /[A-Z<]/.test(c)).length;
+    return letters(line.slice(13, 27)) >= 12 && letters(line.slice(10, 13)) < 3 ? 'FRA_2' : 'TD2_2';
+  }
   if (line.length === 30) {
     if ([...line.slice(0, 7)].every((c) => DIGITISH.test(c)) && /^[A-Z<]{3}$/.test(line.slice(15, 18).replace(/0/g, 'O'))) return 'TD1_2';
     if (digits >= 3) return 'TD1_1';
@@ -49,6 +57,7 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
   TD1_1: [LAYOUTS.TD1, 0], TD1_2: [LAYOUTS.TD1, 1], TD1_3: [LAYOUTS.TD1, 2],
   TD2_1: [LAYOUTS.TD2, 0], TD2_2: [LAYOUTS.TD2, 1],
   TD3_1: [LAYOUTS.TD3, 0], TD3_2: [LAYOUTS.TD3, 1],
+  FRA_1: [LAYOUTS.FRENCH_NATIONAL_ID, 0], FRA_2: [LAYOUTS.FRENCH_NATIONAL_ID, 1],
 };
 
 /**
@@ -56,7 +65,7 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
  * @param kind the line's kind when known; inferred otherwise.
  */
 export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
-  const line = input.toUpperCase().replace(/\s/g, '').replace(/[«‹]/g, '<');
+  const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
   let [layout, idx] = KIND_LAYOUT[k];
