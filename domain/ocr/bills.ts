@@ -190,12 +190,17 @@ export function periodIn(s: string): string {
 const ZIP_RE = /\bC\s*[.,]?\s*[PR]\s*[.,]?\s*:?\s*(\d{5})\b/;
 
 /**
- * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): at letter/digit boundaries and after a
- * leading `COL`/`INT` abbreviation. Lines that already have spaces are only fixed at letter/digit joins
- * of the `INT14` kind.
+ * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): after a word glued to a number
+ * (`CONSTITUCIÓN390`, `INT14`), after a leading street-type abbreviation glued to the name (`AVACUEDUCTO`,
+ * `BLVDHIDALGO`; not `AVENIDA`/`AVIACIÓN`), and, on a line with no space at all, at every letter/digit
+ * boundary and after a leading `COL`.
  */
 export function glueFix(t: string): string {
-  let s = t.replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2');
+  let s = t
+    .replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2')
+    .replace(/([A-ZÁÉÍÓÚÑ]{3,})(\d)/g, '$1 $2')
+    .replace(/^(BLVD|CDA|CJON|PROL|AND)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1 ')
+    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ');
   if (!/\s/.test(s.trim())) {
     s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
     s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');
