@@ -111,35 +111,36 @@ function givenInitial(names: string): string {
 }
 
 /**
- * INE model letter (`documentVersion`) from the printed cues:
- * - `IFE` heading: models A-D (IFE, 1991-2013). D carries a CURP and an MRZ back; C a CURP without
- *   MRZ-era layout cues (EDAD box); A/B have neither CURP nor clave-de-elector-era boxes we can read.
- * - `INE` heading (2014-): E/F print ESTADO, MUNICIPIO, LOCALIDAD and EMISIÓN boxes (F adds no new
- *   printed label; it is reported as E unless the back's MRZ line 2 optional data says otherwise);
- *   G/H (2019-) drop those boxes and print FECHA DE NACIMIENTO and SEXO.
- * Returns '' when the heading was not read.
+ * INE model letter (`documentVersion`) from printed cues (INE's published descriptions of the models):
+ * - `IFE` heading, or the EDAD/FOLIO boxes: models A-D (IFE, 1991-2013). D (2008-2013) carries the CURP;
+ *   C has EDAD but no CURP; B FOLIO only; A neither.
+ * - `INE` heading (2014-): E (2014) and F (2016) print ESTADO, MUNICIPIO, LOCALIDAD and EMISIÓN boxes;
+ *   F prints those codes on one row of labels with the values below, E next to their labels.
+ *   G (2019-) drops those boxes.
+ * Returns '' when neither heading nor model cues were read.
  */
 export function detectIneModel(front: IneFrontRead): string {
   const has = (k: string) => front.labelsFound.includes(k);
-  if (front.issuer === 'IFE') {
-    if (front.curp || has('curp')) return has('age') ? 'C' : 'D';
+  if (front.issuer === 'IFE' || has('age') || has('folio')) {
+    if (front.curp || has('curp')) return 'D';
+    if (has('age')) return 'C';
     return has('folio') ? 'B' : 'A';
   }
   if (front.issuer === 'INE' || has('clave')) {
-    if (has('state') || has('municipality') || has('locality') || has('issue')) return has('birth') ? 'F' : 'E';
+    if (has('state') || has('municipality') || has('locality') || has('issue')) return front.codesOnOneRow ? 'F' : 'E';
     return 'G';
   }
   return '';
 }
 
 const FRONT_EXPECTED: Record<string, string[]> = {
-  A: ['name', 'address', 'clave', 'age', 'sex'],
+  A: ['name', 'address', 'clave', 'sex'],
   B: ['name', 'address', 'clave', 'folio', 'sex'],
-  C: ['name', 'address', 'clave', 'curp', 'age', 'sex', 'state', 'municipality', 'section'],
-  D: ['name', 'address', 'clave', 'curp', 'sex', 'state', 'municipality', 'section', 'locality', 'validity'],
-  E: ['name', 'address', 'clave', 'curp', 'registration', 'state', 'municipality', 'section', 'locality', 'issue', 'validity'],
-  F: ['name', 'address', 'clave', 'curp', 'registration', 'birth', 'state', 'municipality', 'section', 'locality', 'issue', 'validity', 'sex'],
-  G: ['name', 'address', 'clave', 'curp', 'registration', 'birth', 'section', 'validity', 'sex'],
+  C: ['name', 'address', 'clave', 'age', 'sex', 'state', 'municipality', 'section'],
+  D: ['name', 'address', 'clave', 'curp', 'age', 'sex', 'folio', 'registration', 'state', 'municipality', 'section', 'locality', 'issue', 'validity'],
+  E: ['name', 'address', 'clave', 'curp', 'sex', 'registration', 'birth', 'state', 'municipality', 'section', 'locality', 'issue', 'validity'],
+  F: ['name', 'address', 'clave', 'curp', 'sex', 'registration', 'birth', 'state', 'municipality', 'section', 'locality', 'issue', 'validity'],
+  G: ['name', 'address', 'clave', 'curp', 'sex', 'registration', 'birth', 'section', 'validity'],
 };
 
 /** True when the lines look like an INE front (labels), used to reject a front sent as a back. */
@@ -201,8 +202,14 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
   const ine = mrz && mrz.format ? readIneMrz(mrz, { curp: front.curp || null, knownSurnames: rows.length >= 3 ? [mrzFold(rows[0]!), mrzFold(rows[1]!)] : undefined }) : null;
   if (ine && mrz?.valid) {
     // MRZ values are authoritative (check digits passed); the front keeps Ñ/accents where it agrees.
-    const keep = (printed: string, fromMrz: string) => (printed && mrzFold(printed) === mrzFold(fromMrz) ? printed : fromMrz);
-    cross.mrzVsFront.name = rows.length ? mrzFold(`${firstSurname} ${secondSurname} ${name}`) === mrzFold(`${ine.firstSurname} ${ine.secondSurname} ${ine.names}`) : null;
+    // TD1 line 3 holds 30 characters: a long name is truncated there (ICAO 9303 part 3, 4.6), so a front
+    // reading that extends the MRZ's is kept.
+    const truncated = (mrz?.lines[2] ?? '').length === 30 && !(mrz?.lines[2] ?? '').endsWith('<');
+    const keep = (printed: string, fromMrz: string) =>
+      printed && (mrzFold(printed) === mrzFold(fromMrz) || (truncated && fromMrz && mrzFold(printed).startsWith(mrzFold(fromMrz)))) ? printed : fromMrz;
+    const frontName = mrzFold(`${firstSurname} ${secondSurname} ${name}`);
+    const mrzName = mrzFold(`${ine.firstSurname} ${ine.secondSurname} ${ine.names}`);
+    cross.mrzVsFront.name = rows.length ? frontName === mrzName || (truncated && frontName.startsWith(mrzName)) : null;
     firstSurname = keep(firstSurname, ine.firstSurname);
     secondSurname = keep(secondSurname, ine.secondSurname);
     name = keep(name, ine.names);

@@ -5,6 +5,8 @@
  * SEXO, ...), see `layout.ts`. Back: the TD1 MRZ (`IDMEX…`, 3 x 30, ICAO Doc 9303 part 5) through the MRZ
  * engine (`domain/mrz`). Spec: "OCR identity result" (fields for `ine`).
  */
+import { glueFix } from './bills.ts';
+import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
 import { blockBelow, findLabel, mergeRows, valueCandidates, type LabelHit } from './layout.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, compact, containsLabel, foldAccents, repairByPattern, type OcrLine } from './text.ts';
 
@@ -59,6 +61,8 @@ export interface IneFrontRead {
   /** Values of the IFE/early INE extra boxes when present. */
   registration: string;
   issueYear: string;
+  /** ESTADO/MUNICIPIO/SECCIÓN/LOCALIDAD/EMISIÓN/VIGENCIA labels printed on one row with values below (model F). */
+  codesOnOneRow: boolean;
 }
 
 /** Extracts the first token that repairs to `pattern`, scanning 18-character windows of the compacted text. */
@@ -110,8 +114,11 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const claveElector = findCode(labelValue(lines, claveHit), CLAVE_ELECTOR_PATTERN) || findCode(all, CLAVE_ELECTOR_PATTERN, (c) => c !== curp);
 
   const { name, address } = ineTextRegions(lines);
-  const nameRows = mergeRows(name).map(cleanNameRow).filter(Boolean);
-  const addressRows = mergeRows(address).map((r) => foldAccents(r).replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const nameRows = mergeRows(name).map(cleanNameRow).map(restoreDiacritics).filter(Boolean);
+  const addressRows = mergeRows(address).map((r) => restoreDiacritics(glueFix(r.toUpperCase().replace(/\s+/g, ' ').trim()))).filter(Boolean);
+  // The last address row ends with the state abbreviation ("MÉRIDA, YUC."): snap a misread one.
+  const lastRow = addressRows.length - 1;
+  if (lastRow >= 0) addressRows[lastRow] = addressRows[lastRow]!.replace(/,\s*([A-Z]{2,5})(\.?)\s*$/, (_m, st: string, dot: string) => `, ${snapStateAbbreviation(st)}${dot}`);
 
   const birthHit = findLabel(lines, INE_LABELS.birth);
   let dateOfBirth = '';
@@ -154,7 +161,9 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const issueHit = findLabel(lines, INE_LABELS.issue);
   const issueYear = issueHit ? (compact(labelValue(lines, issueHit)[0] ?? '').match(/(19|20)\d{2}/)?.[0] ?? '') : '';
 
-  return { curp, claveElector, nameRows, addressRows, dateOfBirth, section, validUntil, sex, issuer, labelsFound, registration, issueYear };
+  const stateHit = findLabel(lines, INE_LABELS.state);
+  const codesOnOneRow = !!(stateHit && issueHit && Math.abs(stateHit.line.box.y + stateHit.line.box.h / 2 - (issueHit.line.box.y + issueHit.line.box.h / 2)) < 0.6 * stateHit.line.box.h);
+  return { curp, claveElector, nameRows, addressRows, dateOfBirth, section, validUntil, sex, issuer, labelsFound, registration, issueYear, codesOnOneRow };
 }
 
 /** Upper case, keeps letters (incl. Ñ and accented vowels), spaces, apostrophes and dots; collapses spaces. */
@@ -189,7 +198,8 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
     colony = r[1] ?? '';
     cityState = r.slice(2).join(' ');
   }
-  colony = colony.replace(/^(COL\.?|COLONIA|FRACC\.?|FRACCIONAMIENTO|BARRIO|UNIDAD|U HAB|PBLO)\s+/, '').trim();
+  // The colony keeps its printed prefix (COL, FRACC, BARRIO...), as the credential prints it.
+  colony = colony.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ').trim();
   let city = cityState;
   let state = '';
   const comma = cityState.lastIndexOf(',');
@@ -201,10 +211,20 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
   return { streetAndNumber: street.trim(), colony, zipCode: zip, city: city.replace(/\.+$/, '').trim(), state };
 }
 
+/** Maps glyphs the recogniser's CJK dictionary produces for MRZ characters (`×` for X, `《`/`く` for `<`) and keeps `[A-Z0-9<]`. */
+export function mrzChars(text: string): string {
+  return text
+    .toUpperCase()
+    .replace(/\s+/g, '')
+    .replace(/[×✕Ⅹ]/g, 'X')
+    .replace(/[«‹＜〈《くᐸ(\[{]/g, '<')
+    .replace(/[^A-Z0-9<]/g, '');
+}
+
 /** Finds the three MRZ rows of an INE back (30 characters, first starting `ID`) among OCR lines; [] if none. */
 export function findTd1Lines(lines: readonly OcrLine[]): string[] {
   const cand = lines
-    .map((l) => ({ l, t: l.text.toUpperCase().replace(/\s+/g, '').replace(/[«‹＜〈(\[{]/g, '<').replace(/[^A-Z0-9<]/g, '') }))
+    .map((l) => ({ l, t: mrzChars(l.text) }))
     .filter((x) => x.t.length >= 25 && x.t.length <= 34 && (x.t.includes('<') || /^[I1]D/.test(x.t)));
   const start = cand.findIndex((x) => /^[I1][DO0]/.test(x.t));
   if (start < 0) return [];
@@ -215,17 +235,39 @@ export function findTd1Lines(lines: readonly OcrLine[]): string[] {
 /** Finds the two TD3 rows (44 characters, first starting `P`) of a passport data page; [] if none. */
 export function findTd3Lines(lines: readonly OcrLine[]): string[] {
   const cand = lines
-    .map((l) => l.text.toUpperCase().replace(/\s+/g, '').replace(/[«‹＜〈(\[{]/g, '<').replace(/[^A-Z0-9<]/g, ''))
+    .map((l) => mrzChars(l.text))
     .filter((t) => t.length >= 38 && t.length <= 50 && t.includes('<'));
   const start = cand.findIndex((t) => /^P[A-Z<]/.test(t));
   if (start < 0 || start + 1 >= cand.length) return [];
   return [fitLength(cand[start]!, 44), fitLength(cand[start + 1]!, 44)];
 }
 
-/** Pads with `<` or trims trailing fillers to the expected length (OCR often drops or adds trailing `<`). */
-function fitLength(t: string, n: number): string {
+/**
+ * Fits an OCR'd MRZ row to its ICAO length. CTC decoding undercounts runs of the same character, so a
+ * short row gets `<` inserted into its longest filler run (the trailing run when that is the longest);
+ * a long row loses trailing fillers first, then is cut.
+ */
+export function fitLength(t: string, n: number): string {
   if (t.length === n) return t;
-  if (t.length < n) return t + '<'.repeat(n - t.length);
+  if (t.length < n) {
+    let best = -1;
+    let bestLen = 0;
+    for (let i = 0; i < t.length; ) {
+      if (t[i] !== '<') {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < t.length && t[j] === '<') j++;
+      if (j - i >= bestLen) {
+        best = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    if (best < 0 || bestLen < 2) return t + '<'.repeat(n - t.length);
+    return t.slice(0, best) + '<'.repeat(n - t.length) + t.slice(best);
+  }
   let s = t;
   while (s.length > n && s.endsWith('<<')) s = s.slice(0, -1);
   return s.length > n ? s.slice(0, n) : s;

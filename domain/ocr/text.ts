@@ -41,14 +41,14 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * Finds `label` (compacted) at the start of the compacted `text`, tolerating one OCR error per 6 characters.
+ * Finds `label` (compacted) at the start of the compacted `text`, tolerating one OCR error per 4 characters.
  * Returns the number of compacted characters the label took, or -1.
  */
 export function matchLabelPrefix(text: string, label: string): number {
   const c = compact(text);
   const l = compact(label);
-  const tol = Math.floor(l.length / 6);
-  for (const len of [l.length, l.length - 1, l.length + 1]) {
+  const tol = Math.floor(l.length / 4);
+  for (const len of [l.length, l.length - 1, l.length + 1, l.length - 2]) {
     if (len <= 0 || len > c.length) continue;
     if (editDistance(c.slice(0, len), l) <= tol) return len;
   }
