@@ -63,8 +63,9 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
 /**
  * Normalises (upper case, no blanks), then corrects one MRZ line.
  * @param kind the line's kind when known; inferred otherwise.
+ * @param options `correct: false` only normalises and checks (no character is changed).
  */
-export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
+export function correctMrzLine(input: string, kind?: MrzLineKind, options: { correct?: boolean } = {}): MrzLineResult {
   const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
@@ -78,7 +79,7 @@ export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult
       return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
     });
   const sub: LayoutDef = { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) };
-  const { lines: out, corrections } = correctMrz(lines, sub);
+  const { lines: out, corrections } = options.correct === false ? { lines, corrections: [] } : correctMrz(lines, sub);
   const corrected = out[idx]!;
   const checks = within(out).map((c) => {
     const loc = c.locate(out);
