@@ -12,6 +12,7 @@
  * - mean milliseconds per line.
  *
  *   node --import tsx scripts/mrz-line-eval.ts [--engines tess-eng-raw,tess-eng-wl,tess-eng-fast-wl,paddle] [--limit N]
+ *     [--show N (print the first N misread lines)] [--stretch X] [--pad PX]
  *
  * Engines: tesseract.js 7 LSTM with npm-shipped English traineddata (`@tesseract.js-data/eng`,
  * `4.0.0_best_int` and `4.0.0`), single-line mode, optionally with the MRZ whitelist `0-9A-Z<`;
@@ -31,7 +32,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const dataDir = path.resolve(repoRoot, '../shared/data/mrz/doubango-tesseractMRZ/dataset-sample');
 const require = createRequire(import.meta.url);
 
-const { values } = parseArgs({ options: { engines: { type: 'string', default: 'tess-eng-raw,tess-eng-wl,tess-eng-fast-wl,paddle' }, limit: { type: 'string' }, show: { type: 'string', default: '0' }, stretch: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { engines: { type: 'string', default: 'tess-eng-raw,tess-eng-wl,tess-eng-fast-wl,paddle' }, limit: { type: 'string' }, show: { type: 'string', default: '0' }, stretch: { type: 'string', default: '1' }, pad: { type: 'string', default: '0' } } });
 
 if (!existsSync(dataDir)) {
   console.warn(`mrz-line-eval: ${dataDir} is absent (../shared/data not mounted); nothing to evaluate`);
@@ -40,8 +41,9 @@ if (!existsSync(dataDir)) {
 
 interface Sample { name: string; gt: string; png: Buffer; gray: { data: Buffer; width: number; height: number } }
 
-/** Horizontal stretch of the line image before PaddleOCR (`--stretch`, default 1). */
+/** Horizontal stretch and white margin (px) of the line image before PaddleOCR (`--stretch`, `--pad`; 1 and 0 read best). */
 const stretch = Number(values.stretch);
+const pad = Number(values.pad);
 const names = readdirSync(dataDir).filter((f) => f.endsWith('.gt.txt')).sort();
 const samples: Sample[] = [];
 for (const g of names.slice(0, values.limit ? Number(values.limit) : undefined)) {
@@ -50,7 +52,6 @@ for (const g of names.slice(0, values.limit ? Number(values.limit) : undefined))
   const gt = readFileSync(path.join(dataDir, g), 'utf8').replace(/\r?\n$/, '').trim();
   // Tesseract reads best with a white margin; the TIFFs are tight crops.
   const png = await sharp(img).greyscale().extend({ top: 10, bottom: 10, left: 10, right: 10, background: '#ffffff' }).png().toBuffer();
-  const pad = Number(process.env.MRZ_EVAL_PAD ?? '0');
   const meta = await sharp(img).metadata();
   const raw = await sharp(img)
     .resize(Math.round(meta.width! * stretch), meta.height!, { fit: 'fill' })
