@@ -7,9 +7,9 @@ export { computeCheckDigit, isCheckDigitValid, mrzCharValue, MRZ_ALPHABET } from
 export { correctMrz, LETTER_TO_DIGIT, DIGIT_TO_LETTER, type MrzCorrection } from './correct.ts';
 export { detectLayout, LAYOUTS, type MrzFormat, type LayoutDef, type FieldDef, type FieldKind, type CheckName } from './formats.ts';
 export {
-  parseMrz, normalizeMrzLines, readDate,
+  parseMrz, normalizeMrzLines, normalizeMrzText, readDate,
   type MrzParseResult, type MrzFields, type MrzCheck, type MrzCheckSummary, type MrzProblem, type ParseMrzOptions,
 } from './parse.ts';
-export { correctMrzLine, inferLineKind, type MrzLineKind, type MrzLineResult } from './line.ts';
+export { correctMrzLine, inferLineKind, repairMrzFillers, type MrzLineKind, type MrzLineResult } from './line.ts';
 export { readIneMrz, ineGender, buildIneMrz, type IneMrzData, type IneMrzInput } from './ine.ts';
 export { buildTd1, buildTd3, mrzName, padMrz, transliterateForMrz, type Td1Input, type Td3Input } from './build.ts';

@@ -8,9 +8,10 @@
  */
 import { correctMrz, passes, type MrzCorrection } from './correct.ts';
 import { LAYOUTS, type CheckName, type LayoutDef } from './formats.ts';
+import { normalizeMrzText } from './parse.ts';
 
 /** Which line of which layout: `TD1_1` is TD1 line 1, and so on. */
-export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2';
+export type MrzLineKind = 'TD1_1' | 'TD1_2' | 'TD1_3' | 'TD2_1' | 'TD2_2' | 'TD3_1' | 'TD3_2' | 'FRA_1' | 'FRA_2';
 
 /** Result of {@link correctMrzLine}. */
 export interface MrzLineResult {
@@ -36,7 +37,14 @@ function countDigits(s: string): number {
 export function inferLineKind(line: string): MrzLineKind | null {
   const digits = countDigits(line);
   if (line.length === 44) return digits >= 10 ? 'TD3_2' : 'TD3_1';
-  if (line.length === 36) return digits >= 10 ? 'TD2_2' : 'TD2_1';
+  if (line.length === 36) {
+    if (/^[I1][D0]FRA/.test(line)) return 'FRA_1';
+    if (digits < 10) return 'TD2_1';
+    // French ID line 2: 12-character number, check digit, 14-letter given names, date, digit, sex,
+    // digit; a TD2 line 2 has its nationality (3 letters) at 11-13 and digits from 14 on.
+    const letters = (s: string) => [...s].filter((c) => /[A-Z<]/.test(c)).length;
+    return letters(line.slice(13, 27)) >= 12 && letters(line.slice(10, 13)) < 3 ? 'FRA_2' : 'TD2_2';
+  }
   if (line.length === 30) {
     if ([...line.slice(0, 7)].every((c) => DIGITISH.test(c)) && /^[A-Z<]{3}$/.test(line.slice(15, 18).replace(/0/g, 'O'))) return 'TD1_2';
     if (digits >= 3) return 'TD1_1';
@@ -49,14 +57,16 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
   TD1_1: [LAYOUTS.TD1, 0], TD1_2: [LAYOUTS.TD1, 1], TD1_3: [LAYOUTS.TD1, 2],
   TD2_1: [LAYOUTS.TD2, 0], TD2_2: [LAYOUTS.TD2, 1],
   TD3_1: [LAYOUTS.TD3, 0], TD3_2: [LAYOUTS.TD3, 1],
+  FRA_1: [LAYOUTS.FRENCH_NATIONAL_ID, 0], FRA_2: [LAYOUTS.FRENCH_NATIONAL_ID, 1],
 };
 
 /**
  * Normalises (upper case, no blanks), then corrects one MRZ line.
  * @param kind the line's kind when known; inferred otherwise.
+ * @param options `correct: false` only normalises and checks (no character is changed).
  */
-export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
-  const line = input.toUpperCase().replace(/\s/g, '').replace(/[«‹]/g, '<');
+export function correctMrzLine(input: string, kind?: MrzLineKind, options: { correct?: boolean } = {}): MrzLineResult {
+  const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
   let [layout, idx] = KIND_LAYOUT[k];
@@ -69,11 +79,38 @@ export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult
       return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
     });
   const sub: LayoutDef = { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) };
-  const { lines: out, corrections } = correctMrz(lines, sub);
+  const { lines: out, corrections } = options.correct === false ? { lines, corrections: [] } : correctMrz(lines, sub);
   const corrected = out[idx]!;
   const checks = within(out).map((c) => {
     const loc = c.locate(out);
     return { name: c.name, valid: passes(out, loc) };
   });
   return { kind: k, line: corrected, corrections, checks };
+}
+
+/**
+ * Repairs the fillers of one OCR-read row before correction: engines read `<` as `K`, `X`, `C`,
+ * `L` or `E` inside filler runs, and drop or add a filler or two. Letters from that set touching
+ * a `<` on their right (or ending the row) after a `<`, and runs of two or more between fillers,
+ * become `<`; then a row within 2 characters of an MRZ length (30, 36, 44) is padded or trimmed
+ * on its filler side. Letters of names are left alone unless they sit in a filler run, so a
+ * genuine `<K<` inside a name can be lost: apply only to rows that fail their checks, or accept
+ * the rare name error.
+ */
+export function repairMrzFillers(raw: string): string {
+  let s = normalizeMrzText(raw);
+  for (let k = 0; k < 3; k++) s = s.replace(/<[KXCLE]+(?=<|$)/g, (m) => '<'.repeat(m.length)).replace(/(^|<)[KXCLE]{2,}</g, (m) => m.replace(/[KXCLE]/g, '<'));
+  for (const len of [30, 36, 44]) {
+    const d = len - s.length;
+    if (d !== 0 && Math.abs(d) <= 2) {
+      if (d > 0 && s.endsWith('<')) s += '<'.repeat(d);
+      else if (d < 0 && s.endsWith('<'.repeat(-d + 1))) s = s.slice(0, len);
+      else if (d > 0) {
+        const m = /<{2,}/.exec(s);
+        if (m) s = s.slice(0, m.index) + '<'.repeat(d) + s.slice(m.index);
+      }
+      break;
+    }
+  }
+  return s;
 }

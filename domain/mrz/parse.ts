@@ -96,14 +96,18 @@ const EMPTY_FIELDS: MrzFields = {
 };
 
 /**
- * Splits free text or an array into normalised MRZ lines: upper case, blanks removed inside
- * lines, empty lines dropped, and the guillemets/angle glyphs OCR produces for `<` mapped to it.
+ * Normalises one OCR-read MRZ row: upper case, blanks removed, and the look-alike glyphs OCR
+ * engines emit mapped to MRZ characters: `«‹＜〈([{` -> `<`, `×` (U+00D7, PaddleOCR PP-OCRv4's
+ * reading of the OCR-B `X`) -> `X`. Other characters are kept (they fail the MRZ alphabet later).
  */
+export function normalizeMrzText(text: string): string {
+  return String(text).toUpperCase().replace(/\s/g, '').replace(/[«‹＜〈([{]/g, '<').replace(/[×✕╳]/g, 'X');
+}
+
+/** Splits free text or an array into rows normalised by {@link normalizeMrzText}, dropping empty rows. */
 export function normalizeMrzLines(input: string | readonly string[]): string[] {
   const raw = typeof input === 'string' ? input.split(/\r?\n/) : [...input];
-  return raw
-    .map((l) => String(l).toUpperCase().replace(/[\s]/g, '').replace(/[«‹＜〈]/g, '<'))
-    .filter((l) => l.length > 0);
+  return raw.map(normalizeMrzText).filter((l) => l.length > 0);
 }
 
 /**

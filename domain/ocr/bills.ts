@@ -4,9 +4,10 @@
  * patterns (postal code `C.P. 00000`, money, dates, long digit runs under a bar code), never from fixed
  * pixel positions, so the same reader serves the three providers and their layout revisions.
  */
-import { findLabel, valueCandidates, type LabelHit } from './layout.ts';
+import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
-import { compact, containsLabel, foldAccents, type OcrLine } from './text.ts';
+import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
+import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
 
 /** The three bill types of the spec. */
 export const BILL_TYPES = ['electricity_bill', 'phone_bill', 'cable_bill'] as const;
@@ -27,20 +28,51 @@ export interface BillFields {
   barCode: string;
 }
 
-/** Label variants per field (accents folded, case-insensitive, tolerant to one OCR error per 6 chars). */
-export const BILL_LABELS = {
-  name: ['NOMBRE DEL TITULAR', 'NOMBRE', 'TITULAR', 'CLIENTE'],
-  phone: ['NUMERO TELEFONICO', 'NO. TELEFONICO', 'TELEFONO', 'TEL.', 'LINEA'],
-  accountNumber: ['NUMERO DE CUENTA', 'NO. DE CUENTA', 'NO DE CUENTA', 'CUENTA'],
-  serviceNumber: ['NUMERO DE SERVICIO', 'NO. DE SERVICIO', 'NO DE SERVICIO', 'SERVICIO'],
-  billNumber: ['NUMERO DE FACTURA', 'NO. DE FACTURA', 'FACTURA', 'NO. DE RECIBO', 'RECIBO', 'FOLIO'],
-  billingPeriod: ['PERIODO FACTURADO', 'PERIODO DE FACTURACION', 'PERIODO DE SERVICIO', 'PERIODO'],
-  totalPayment: ['TOTAL A PAGAR', 'TOTAL'],
-  paymentLimitDate: ['FECHA LIMITE DE PAGO', 'LIMITE DE PAGO', 'PAGAR ANTES DE', 'FECHA DE VENCIMIENTO', 'VENCE'],
-  barCode: ['CODIGO DE BARRAS', 'REFERENCIA DE PAGO', 'REFERENCIA'],
-} as const;
+/** Field keys that have a printed label. */
+type LabelledField = 'name' | 'phone' | 'accountNumber' | 'serviceNumber' | 'billNumber' | 'billingPeriod' | 'totalPayment' | 'paymentLimitDate' | 'barCode';
+
+/**
+ * Label vocabulary per field (Spanish, as Mexican bills print them; accents, case and punctuation are
+ * ignored). A line takes the field of the *longest* label it starts with, so `TELÉFONO DE SERVICIO`
+ * (service) beats `TELÉFONO` (phone) and `TITULAR DE LA CUENTA` (name) beats `CUENTA`.
+ */
+export const BILL_LABELS: Record<LabelledField, readonly string[]> = {
+  name: ['NOMBRE DEL CLIENTE', 'NOMBRE DEL TITULAR', 'NOMBRE', 'TITULAR DE LA CUENTA', 'TITULAR', 'CLIENTE', 'SUSCRIPTOR'],
+  phone: ['TELEFONO', 'TEL. CONTACTO', 'TEL', 'NUMERO TELEFONICO'],
+  accountNumber: ['NUMERO DE CUENTA', 'NO. DE CUENTA', 'CUENTA'],
+  serviceNumber: ['NUMERO DE SERVICIO', 'NO. DE SERVICIO', 'TELEFONO DE SERVICIO', 'NO. DE SUSCRIPTOR', 'NUMERO DE SUSCRIPTOR', 'LINEA', 'CONTRATO'],
+  billNumber: ['NUMERO DE FACTURA', 'NO. DE FACTURA', 'FOLIO FISCAL', 'FACTURA', 'FOLIO', 'NO. DE RECIBO'],
+  billingPeriod: ['PERIODO FACTURADO', 'PERIODO DE FACTURACION', 'PERIODO', 'SERVICIO DEL'],
+  totalPayment: ['TOTAL A PAGAR', 'MONTO A PAGAR', 'TOTAL'],
+  paymentLimitDate: ['FECHA LIMITE DE PAGO', 'FECHA LIMITE', 'PAGAR ANTES DE', 'FECHA DE VENCIMIENTO', 'VENCE'],
+  barCode: ['CODIGO DE BARRAS', 'REFERENCIA DE PAGO'],
+};
 
 const ALL_LABELS = Object.values(BILL_LABELS).flat();
+
+/** The field whose label starts `text` (longest label wins; one OCR error per 5 characters tolerated). */
+export function billLabelOf(text: string): { field: LabelledField; took: number } | null {
+  const c = compact(text);
+  let best: { field: LabelledField; took: number; score: number } | null = null;
+  for (const [field, labels] of Object.entries(BILL_LABELS) as [LabelledField, readonly string[]][]) {
+    for (const label of labels) {
+      const l = compact(label);
+      const tol = Math.floor(l.length / 5);
+      for (const len of [l.length, l.length - 1, l.length + 1]) {
+        if (len <= 0 || len > c.length) continue;
+        const slice = c.slice(0, len);
+        const d = editDistance(slice, l);
+        if (d > tol) continue;
+        // OCR glues values to labels ("TELEFON7221184885"): a slice ending in a digit where the label
+        // ends in a letter has eaten the value's first digit; prefer the shorter reading.
+        const eats = /\d$/.test(slice) && /[A-Z]$/.test(l) ? 1.5 : 0;
+        const score = l.length - 2 * d - eats;
+        if (!best || score > best.score) best = { field, took: len, score };
+      }
+    }
+  }
+  return best ? { field: best.field, took: best.took } : null;
+}
 
 /** Cue words of each provider type (neutral names: an electricity utility, a phone operator, a cable operator). */
 const TYPE_CUES: Record<BillType, string[]> = {
@@ -66,146 +98,231 @@ export function guessBillType(lines: readonly OcrLine[]): BillType | null {
   return tie ? null : best;
 }
 
-/** A label's value with the label text itself and separators (`:`) removed. */
-function valueOf(lines: readonly OcrLine[], labels: readonly string[]): { hit: LabelHit | null; values: string[] } {
-  const hit = findLabel(lines, labels);
-  if (!hit) return { hit: null, values: [] };
-  const values = valueCandidates(lines, hit)
-    .map((v) => v.replace(/^[\s:.#-]+/, '').trim())
-    .filter((v) => v && !ALL_LABELS.some((l) => compact(v) === compact(l)));
-  return { hit, values };
+/** Label lines of the page: line index -> field and the label's compacted length. */
+function labelLines(lines: readonly OcrLine[]): Map<OcrLine, { field: LabelledField; took: number }> {
+  const out = new Map<OcrLine, { field: LabelledField; took: number }>();
+  for (const l of lines) {
+    const m = billLabelOf(l.text);
+    if (m) out.set(l, m);
+  }
+  return out;
+}
+
+/** Raw text after the first `took` compacted characters (the label), separators stripped. */
+function afterLabel(text: string, took: number): string {
+  let seen = 0;
+  let i = 0;
+  while (i < text.length && seen < took) {
+    if (compact(text[i]!).length) seen++;
+    i++;
+  }
+  return text.slice(i).replace(/^[\s:.#-]+/, '').trim();
+}
+
+/**
+ * Candidate values of `field`, for each line labelled with it in reading order: the rest of the label's
+ * box, the nearest unlabelled box to its right on the same row, the nearest unlabelled box below.
+ */
+function valuesOf(lines: readonly OcrLine[], labels: Map<OcrLine, { field: LabelledField; took: number }>, field: LabelledField): string[] {
+  const out: string[] = [];
+  for (const [line, m] of labels) {
+    if (m.field !== field) continue;
+    const hit: LabelHit = { index: lines.indexOf(line), line, rest: '', restRaw: '' };
+    const rest = afterLabel(line.text, m.took);
+    if (rest) out.push(rest);
+    const unlabelled = lines.filter((l) => !labels.has(l));
+    const r = rightOf(unlabelled, hit);
+    if (r) out.push(r.text);
+    const b = below(unlabelled, hit);
+    if (b) out.push(b.text);
+  }
+  return out;
 }
 
 function digitsRun(s: string, min: number, max = 40): string {
-  const m = s.replace(/[Oo]/g, '0').replace(/\s+/g, '').match(new RegExp(`\\d{${min},${max}}`));
+  const m = s.replace(/(?<=\d)[Oo]|[Oo](?=\d)/g, '0').replace(/\s+/g, '').match(new RegExp(`\\d{${min},${max}}`));
   return m ? m[0] : '';
 }
 
-/** Normalises an amount to `$1,234.56` (keeps the printed grouping). */
-function money(s: string): string {
-  const m = s.replace(/\s+/g, '').replace(/[Oo]/g, '0').match(/\$?\d{1,3}(?:,\d{3})*(?:\.\d{2})|\$?\d+(?:\.\d{2})/);
+/** Amount as a plain decimal (`$3,611.45` -> `3611.45`); '' when none. */
+export function money(s: string): string {
+  const m = s.replace(/\s+/g, '').replace(/(?<=\d)[Oo]|[Oo](?=\d)/g, '0').match(/\$?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?/);
   if (!m) return '';
-  return m[0].startsWith('$') ? m[0] : `$${m[0]}`;
+  return `${m[1]!.replace(/,/g, '')}.${m[2] ?? '00'}`;
 }
 
-const MONTHS = 'ENE|FEB|MAR|ABR|MAY|JUN|JUL|AGO|SEP|SEPT|OCT|NOV|DIC';
-const DATE_NUM = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{2,4})/;
-const DATE_TXT = new RegExp(`(\\d{1,2})\\s*[/.-]?\\s*(${MONTHS})[A-Z]*\\.?\\s*[/.-]?\\s*(\\d{4}|\\d{2})`);
+const MONTHS: Record<string, string> = { ENE: '01', FEB: '02', MAR: '03', ABR: '04', MAY: '05', JUN: '06', JUL: '07', AGO: '08', SEP: '09', SEPT: '09', OCT: '10', NOV: '11', DIC: '12' };
+const DATE_NUM = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4}|\d{2})/;
+const DATE_TXT = /(\d{1,2})\s*[/.-]?\s*(ENE|FEB|MAR|ABR|MAY|JUN|JUL|AGO|SEPT|SEP|OCT|NOV|DIC)[A-Z]*\.?\s*[/.-]?\s*(\d{4}|\d{2})/;
+
+function iso(d: string, m: string, y: string): string {
+  const year = y.length === 2 ? `20${y}` : y;
+  const day = Number(d);
+  const month = Number(m);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return '';
+  return `${year}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
+}
 
 /**
- * First date in `s`, normalised: `DD MMM YY` for month-name dates (as bills print them, spaces restored
- * when OCR glued them), `DD/MM/YYYY` for numeric ones. '' when none.
+ * First date in `s` as ISO `YYYY-MM-DD`: `16 ABR 2026`, `16-ABR-26`, `16/04/2026` (Spanish month
+ * abbreviations; two-digit years are 20YY). '' when none.
  */
 export function dateIn(s: string): string {
-  const t = foldAccents(s).replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0');
+  const t = foldAccents(s).replace(/(?<=\d)[Oo](?=\d)/g, '0');
   const a = DATE_TXT.exec(t);
   const b = DATE_NUM.exec(t);
-  if (a && (!b || a.index <= b.index)) return `${a[1]!.padStart(2, '0')} ${a[2]} ${a[3]}`;
-  if (b) return `${b[1]!.padStart(2, '0')}/${b[2]!.padStart(2, '0')}/${b[3]}`;
+  if (a && (!b || a.index <= b.index)) return iso(a[1]!, MONTHS[a[2]!]!, a[3]!);
+  if (b) return iso(b[1]!, b[2]!, b[3]!);
   return '';
 }
 
-/** A billing period `date - date` normalised with {@link dateIn}; the raw text when it holds no two dates. */
+/** A billing period as `YYYY-MM-DD - YYYY-MM-DD`; '' when it does not hold two dates. */
 export function periodIn(s: string): string {
-  const parts = foldAccents(s).split(/\s*(?:-|–|AL|A)\s*(?=\d)/);
-  if (parts.length >= 2) {
-    const a = dateIn(parts[0]!);
-    const b = dateIn(parts.slice(1).join(' '));
-    if (a && b) return `${a} - ${b}`;
-  }
-  return s.replace(/\s+/g, ' ').trim();
+  const t = foldAccents(s);
+  const first = DATE_TXT.exec(t) ?? DATE_NUM.exec(t);
+  if (!first) return '';
+  const a = dateIn(t.slice(first.index));
+  const rest = t.slice(first.index + first[0].length);
+  const b = dateIn(rest);
+  return a && b ? `${a} - ${b}` : '';
 }
 
-const ZIP_RE = /C\.?\s*P\.?\s*:?\s*(\d{5})/;
+const ZIP_RE = /\bC\s*[.,]?\s*[PR]\s*[.,]?\s*:?\s*(\d{5})\b/;
 
 /**
- * The holder's name and address rows: the row holding the postal code (`C.P. 00000`) and the rows
- * directly above it, left-aligned with it and contiguous (gap < 1.2 line heights), up to a labelled row.
- * The first row is the holder's name unless a NOMBRE/TITULAR label gives it. [] when no postal code is found.
+ * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): after a word glued to a number
+ * (`CONSTITUCIÓN390`, `INT14`), after a leading street-type abbreviation glued to the name (`AVACUEDUCTO`,
+ * `BLVDHIDALGO`; not `AVENIDA`/`AVIACIÓN`), and, on a line with no space at all, at every letter/digit
+ * boundary and after a leading `COL`.
  */
-export function billAddressBlock(lines: readonly OcrLine[]): OcrLine[] {
-  const zipIdx = lines.findIndex((l) => ZIP_RE.test(foldAccents(l.text)));
-  if (zipIdx < 0) return [];
-  const zipLine = lines[zipIdx]!;
-  const h = zipLine.box.h;
-  const block: OcrLine[] = [zipLine];
-  let top = zipLine;
-  for (let guard = 0; guard < 8; guard++) {
-    const prev = lines
-      .filter((l) => !block.includes(l) && l.box.y < top.box.y && Math.abs(l.box.x - zipLine.box.x) < 2 * h && top.box.y - (l.box.y + l.box.h) < 1.2 * h)
-      .sort((a, b) => b.box.y - a.box.y)[0];
-    if (!prev || ALL_LABELS.some((lb) => compact(prev.text).startsWith(compact(lb)))) break;
-    block.unshift(prev);
-    top = prev;
+export function glueFix(t: string): string {
+  let s = t
+    .replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2')
+    .replace(/([A-ZÁÉÍÓÚÑ]{3,})(\d)/g, '$1 $2')
+    .replace(/^(BLVD|CDA|CJON|PROL|AND)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1 ')
+    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ');
+  if (!/\s/.test(s.trim())) {
+    s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
+    s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');
   }
-  return block;
+  return s;
 }
 
 /**
- * Reads the bill fields.
+ * The holder's name line and address rows. With a name label (NOMBRE, TITULAR, CLIENTE...): its value
+ * line, then the rows below it, left-aligned with it, contiguous (gap < 1.5 line heights), up to a
+ * labelled row. Without: the rows around the postal-code row (`C.P. 00000`), the first being the name.
+ */
+export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | null; address: OcrLine[] } {
+  const labels = labelLines(lines);
+  const unlabelled = lines.filter((l) => !labels.has(l));
+  const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
+  let name: OcrLine | null = null;
+  for (const [line, m] of labels) {
+    if (m.field !== 'name') continue;
+    const hit: LabelHit = { index: 0, line, rest: '', restRaw: '' };
+    if (afterLabel(line.text, m.took).length > 3) name = line;
+    else name = rightOf(unlabelled, hit) ?? below(unlabelled, hit);
+    if (name) break;
+  }
+  let start: OcrLine | null = name;
+  if (!start) {
+    const zip = lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
+    if (!zip) return { name: null, address: [] };
+    // Walk up from the postal-code row to the top of its block: that row is the name.
+    start = zip;
+    for (;;) {
+      const s0: OcrLine = start;
+      const up: OcrLine | undefined = unlabelled
+        .filter((l) => l !== s0 && cy(l) < cy(s0) && Math.abs(l.box.x - s0.box.x) < 2 * s0.box.h && cy(s0) - cy(l) < 1.8 * s0.box.h)
+        .sort((p, q) => cy(q) - cy(p))[0];
+      if (!up) break;
+      start = up;
+    }
+    name = start;
+  }
+  const address: OcrLine[] = [];
+  const top: OcrLine = start;
+  let cur: OcrLine = start;
+  for (let guard = 0; guard < 8; guard++) {
+    const c0: OcrLine = cur;
+    const next = lines
+      .filter((l) => l !== c0 && cy(l) > cy(c0) + 0.5 * c0.box.h && Math.abs(l.box.x - top.box.x) < 2.5 * c0.box.h && cy(l) - cy(c0) < 1.8 * Math.max(c0.box.h, l.box.h))
+      .sort((p, q) => cy(p) - cy(q))[0];
+    if (!next || labels.has(next)) break;
+    // A row that carries a label (e.g. "Tel." left of its value) ends the address.
+    if ([...labels.keys()].some((l) => Math.abs(cy(l) - cy(next)) < 0.5 * Math.min(l.box.h, next.box.h) && Math.abs(l.box.x - top.box.x) < 3 * top.box.h)) break;
+    address.push(next);
+    cur = next;
+  }
+  return { name, address };
+}
+
+/**
+ * Reads the bill fields (normalised: phone 10 digits, amounts `1234.56`, dates ISO, period
+ * `YYYY-MM-DD - YYYY-MM-DD`, address rows joined with `, `).
  * @param type requested type (the result's `type`)
  * @throws OcrError `wrong_document_type` when the image holds no bill (an identity document, or no bill labels)
  */
 export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields {
-  const labelCount = ['TOTAL A PAGAR', 'PERIODO', 'CUENTA', 'SERVICIO', 'FACTURA', 'LIMITE DE PAGO', 'C.P.'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
-  if (labelCount < 2) {
-    if (lines.some((l) => containsLabel(l.text, 'CLAVE DE ELECTOR')) || lines.some((l) => /^[I1]DMEX/.test(compact(l.text))))
-      throw new OcrError('wrong_document_type', 'The image is a voter credential; use /v1/ocr/extract/id.');
-    throw new OcrError('wrong_document_type', `No ${type.replace('_', ' ')} labels (TOTAL A PAGAR, PERIODO, CUENTA...) were found.`);
+  const labels = labelLines(lines);
+  const fieldsSeen = new Set([...labels.values()].map((m) => m.field));
+  if (fieldsSeen.size < 3) {
+    if (lines.some((l) => containsLabel(l.text, 'CLAVE DE ELECTOR')) || lines.some((l) => /^[I1]DMEX/.test(compact(l.text))) || lines.some((l) => /^P<MEX/.test(l.text.replace(/\s/g, ''))))
+      throw new OcrError('wrong_document_type', 'The image is an identity document; use /v1/ocr/extract/id.');
+    throw new OcrError('wrong_document_type', `No ${type.replace('_', ' ')} labels (total, period, account...) were found.`);
   }
   const guessed = guessBillType(lines);
   if (guessed && guessed !== type) throw new OcrError('wrong_document_type', `The image looks like a ${guessed.replace('_', ' ')}, not a ${type.replace('_', ' ')}.`);
 
-  const zipIdx = lines.findIndex((l) => ZIP_RE.test(foldAccents(l.text)));
-  const zipCode = zipIdx >= 0 ? foldAccents(lines[zipIdx]!.text).match(ZIP_RE)![1]! : '';
-  let name = '';
-  const nameV = valueOf(lines, BILL_LABELS.name);
-  if (nameV.values[0]) name = nameV.values[0];
-  let fullAddress = '';
-  const block = billAddressBlock(lines);
-  if (block.length) {
-    if (!name && block.length >= 2) name = block.shift()!.text;
-    else if (name && block.length && compact(block[0]!.text) === compact(name)) block.shift();
-    fullAddress = block.map((l) => l.text.trim()).join(', ');
-  }
+  const regions = billTextRegions(lines);
+  const name = regions.name ? restoreDiacritics(regions.name.text.replace(/^[\s:]+/, '').replace(/\s+/g, ' ').trim().toUpperCase()) : '';
+  const fullAddress = regions.address
+    .map((l) => l.text.replace(/\s+/g, ' ').trim())
+    .map((t) => restoreDiacritics(glueFix(t.toUpperCase())).replace(ZIP_RE, 'C.P. $1'))
+    .join(', ')
+    .replace(/,\s*([A-Z]{2,5})\.?$/, (_m, st: string) => `, ${snapStateAbbreviation(st)}`);
+  const zipLine = regions.address.find((l) => ZIP_RE.test(foldAccents(l.text))) ?? lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
+  const zipCode = zipLine ? foldAccents(zipLine.text).match(ZIP_RE)![1]! : '';
 
-  const phoneV = valueOf(lines, BILL_LABELS.phone);
-  let phone = '';
-  for (const v of phoneV.values) if (!phone) phone = digitsRun(v.replace(/[()\-.]/g, ''), 10, 12);
-
-  const acct = valueOf(lines, BILL_LABELS.accountNumber).values.map((v) => v.split(/\s{2,}/)[0]!.replace(/\s+/g, '').replace(/[^A-Z0-9-]/gi, ''))[0] ?? '';
-  const serv = valueOf(lines, BILL_LABELS.serviceNumber).values.map((v) => v.replace(/\s+/g, '').replace(/[^A-Z0-9-]/gi, ''))[0] ?? '';
-  const billN = valueOf(lines, BILL_LABELS.billNumber).values.map((v) => v.replace(/\s+/g, '').replace(/[^A-Z0-9-]/gi, ''))[0] ?? '';
-
-  const periodV = valueOf(lines, BILL_LABELS.billingPeriod).values;
-  const billingPeriod = periodIn(periodV.find((v) => dateIn(v)) ?? periodV[0] ?? '');
-
-  let totalPayment = '';
-  for (const v of valueOf(lines, BILL_LABELS.totalPayment).values) if (!totalPayment) totalPayment = money(v);
-
-  let paymentLimitDate = '';
-  for (const v of valueOf(lines, BILL_LABELS.paymentLimitDate).values) if (!paymentLimitDate) paymentLimitDate = dateIn(v);
-
-  let barCode = '';
-  for (const v of valueOf(lines, BILL_LABELS.barCode).values) if (!barCode) barCode = digitsRun(v, 12);
-  if (!barCode) {
-    // The human-readable digits printed under the bar code: the longest digit run of 20+ characters.
-    for (const l of lines) {
-      const d = digitsRun(l.text, 20, 60);
-      if (d.length > barCode.length) barCode = d;
+  const first = (field: LabelledField, pick: (v: string) => string): string => {
+    for (const v of valuesOf(lines, labels, field)) {
+      const x = pick(v);
+      if (x) return x;
     }
-  }
+    return '';
+  };
+  const code = (v: string) => {
+    const t = v.replace(/\s+/g, '').toUpperCase();
+    return /^[A-Z0-9-]{4,}$/.test(t) && /\d/.test(t) ? t : '';
+  };
   return {
-    name: name.replace(/\s+/g, ' ').trim(),
+    name,
     fullAddress,
     zipCode,
-    phone,
-    accountNumber: acct,
-    serviceNumber: serv,
-    billNumber: billN,
-    billingPeriod,
-    totalPayment,
-    paymentLimitDate,
-    barCode,
+    phone: first('phone', (v) => {
+      const d = v.replace(/[()\s.-]/g, '');
+      return /^\d{10}$/.test(d) ? d : digitsRun(d, 10, 10);
+    }),
+    accountNumber: first('accountNumber', code),
+    serviceNumber: first('serviceNumber', (v) => {
+      const c = code(v);
+      return c.replace(/-/g, '').length >= 6 ? c : '';
+    }),
+    billNumber: first('billNumber', code),
+    billingPeriod: first('billingPeriod', periodIn),
+    totalPayment: first('totalPayment', (v) => (/\d/.test(v) && /[$.,]/.test(v) ? money(v) : '')),
+    paymentLimitDate: first('paymentLimitDate', dateIn),
+    barCode: (() => {
+      const labelled = first('barCode', (v) => digitsRun(v, 12, 60));
+      if (labelled) return labelled;
+      // The human-readable digits printed under the bar code: the longest run of 20+ digits on the page.
+      let best = '';
+      for (const l of lines) {
+        const d = digitsRun(l.text, 20, 60);
+        if (d.length > best.length) best = d;
+      }
+      return best;
+    })(),
   };
 }

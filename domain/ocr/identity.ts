@@ -202,8 +202,14 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
   const ine = mrz && mrz.format ? readIneMrz(mrz, { curp: front.curp || null, knownSurnames: rows.length >= 3 ? [mrzFold(rows[0]!), mrzFold(rows[1]!)] : undefined }) : null;
   if (ine && mrz?.valid) {
     // MRZ values are authoritative (check digits passed); the front keeps Ñ/accents where it agrees.
-    const keep = (printed: string, fromMrz: string) => (printed && mrzFold(printed) === mrzFold(fromMrz) ? printed : fromMrz);
-    cross.mrzVsFront.name = rows.length ? mrzFold(`${firstSurname} ${secondSurname} ${name}`) === mrzFold(`${ine.firstSurname} ${ine.secondSurname} ${ine.names}`) : null;
+    // TD1 line 3 holds 30 characters: a long name is truncated there (ICAO 9303 part 3, 4.6), so a front
+    // reading that extends the MRZ's is kept.
+    const truncated = (mrz?.lines[2] ?? '').length === 30 && !(mrz?.lines[2] ?? '').endsWith('<');
+    const keep = (printed: string, fromMrz: string) =>
+      printed && (mrzFold(printed) === mrzFold(fromMrz) || (truncated && fromMrz && mrzFold(printed).startsWith(mrzFold(fromMrz)))) ? printed : fromMrz;
+    const frontName = mrzFold(`${firstSurname} ${secondSurname} ${name}`);
+    const mrzName = mrzFold(`${ine.firstSurname} ${ine.secondSurname} ${ine.names}`);
+    cross.mrzVsFront.name = rows.length ? frontName === mrzName || (truncated && frontName.startsWith(mrzName)) : null;
     firstSurname = keep(firstSurname, ine.firstSurname);
     secondSurname = keep(secondSurname, ine.secondSurname);
     name = keep(name, ine.names);

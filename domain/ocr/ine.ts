@@ -5,6 +5,8 @@
  * SEXO, ...), see `layout.ts`. Back: the TD1 MRZ (`IDMEX…`, 3 x 30, ICAO Doc 9303 part 5) through the MRZ
  * engine (`domain/mrz`). Spec: "OCR identity result" (fields for `ine`).
  */
+import { glueFix } from './bills.ts';
+import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
 import { blockBelow, findLabel, mergeRows, valueCandidates, type LabelHit } from './layout.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, compact, containsLabel, foldAccents, repairByPattern, type OcrLine } from './text.ts';
 
@@ -112,8 +114,11 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const claveElector = findCode(labelValue(lines, claveHit), CLAVE_ELECTOR_PATTERN) || findCode(all, CLAVE_ELECTOR_PATTERN, (c) => c !== curp);
 
   const { name, address } = ineTextRegions(lines);
-  const nameRows = mergeRows(name).map(cleanNameRow).filter(Boolean);
-  const addressRows = mergeRows(address).map((r) => r.toUpperCase().replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const nameRows = mergeRows(name).map(cleanNameRow).map(restoreDiacritics).filter(Boolean);
+  const addressRows = mergeRows(address).map((r) => restoreDiacritics(glueFix(r.toUpperCase().replace(/\s+/g, ' ').trim()))).filter(Boolean);
+  // The last address row ends with the state abbreviation ("MÉRIDA, YUC."): snap a misread one.
+  const lastRow = addressRows.length - 1;
+  if (lastRow >= 0) addressRows[lastRow] = addressRows[lastRow]!.replace(/,\s*([A-Z]{2,5})(\.?)\s*$/, (_m, st: string, dot: string) => `, ${snapStateAbbreviation(st)}${dot}`);
 
   const birthHit = findLabel(lines, INE_LABELS.birth);
   let dateOfBirth = '';
@@ -237,10 +242,32 @@ export function findTd3Lines(lines: readonly OcrLine[]): string[] {
   return [fitLength(cand[start]!, 44), fitLength(cand[start + 1]!, 44)];
 }
 
-/** Pads with `<` or trims trailing fillers to the expected length (OCR often drops or adds trailing `<`). */
-function fitLength(t: string, n: number): string {
+/**
+ * Fits an OCR'd MRZ row to its ICAO length. CTC decoding undercounts runs of the same character, so a
+ * short row gets `<` inserted into its longest filler run (the trailing run when that is the longest);
+ * a long row loses trailing fillers first, then is cut.
+ */
+export function fitLength(t: string, n: number): string {
   if (t.length === n) return t;
-  if (t.length < n) return t + '<'.repeat(n - t.length);
+  if (t.length < n) {
+    let best = -1;
+    let bestLen = 0;
+    for (let i = 0; i < t.length; ) {
+      if (t[i] !== '<') {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < t.length && t[j] === '<') j++;
+      if (j - i >= bestLen) {
+        best = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    if (best < 0 || bestLen < 2) return t + '<'.repeat(n - t.length);
+    return t.slice(0, best) + '<'.repeat(n - t.length) + t.slice(best);
+  }
   let s = t;
   while (s.length > n && s.endsWith('<<')) s = s.slice(0, -1);
   return s.length > n ? s.slice(0, n) : s;

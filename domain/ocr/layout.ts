@@ -45,7 +45,7 @@ function rawAfter(text: string, took: number): string {
 
 const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
 
-/** The nearest line to the right of `hit` on the same row (vertical centres within 60% of the label height). */
+/** The nearest line to the right of `hit` on the same row (vertical centres within 60% of the label height, at most 16 label heights away). */
 export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
   const h = hit.line.box.h;
   let best: OcrLine | null = null;
@@ -53,22 +53,33 @@ export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | nul
     if (l === hit.line) continue;
     if (Math.abs(cy(l) - cy(hit.line)) > 0.6 * h) continue;
     if (l.box.x < hit.line.box.x + hit.line.box.w - h) continue;
-    if (l.box.x - (hit.line.box.x + hit.line.box.w) > 8 * h) continue;
+    if (l.box.x - (hit.line.box.x + hit.line.box.w) > 16 * h) continue;
     if (!best || l.box.x < best.box.x) best = l;
   }
   return best;
 }
 
-/** The nearest line below `hit` whose left edge is within 3 label heights of the label's. */
+/**
+ * The line just below `hit`: vertical offset between 0.5 and 3 label heights, left edge within 3 label
+ * heights of the label's; the best minimises (left-edge or centre offset, whichever is smaller) plus the
+ * vertical distance, so a value printed under its label in a row of labels is not taken from the
+ * neighbouring column.
+ */
 export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
   const h = hit.line.box.h;
+  const cx = (l: OcrLine) => l.box.x + l.box.w / 2;
   let best: OcrLine | null = null;
+  let bestScore = Infinity;
   for (const l of lines) {
     if (l === hit.line) continue;
     const dy = cy(l) - cy(hit.line);
     if (dy < 0.5 * h || dy > 3 * h) continue;
     if (Math.abs(l.box.x - hit.line.box.x) > 3 * h) continue;
-    if (!best || cy(l) < cy(best)) best = l;
+    const score = Math.min(Math.abs(l.box.x - hit.line.box.x), Math.abs(cx(l) - cx(hit.line))) + dy;
+    if (score < bestScore) {
+      bestScore = score;
+      best = l;
+    }
   }
   return best;
 }

@@ -9,6 +9,7 @@ import { below, findLabel, valueCandidates } from './layout.ts';
 import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
+import { restoreDiacritics } from './lexicon.ts';
 import { CURP_PATTERN, compact, repairByPattern, type OcrLine } from './text.ts';
 
 function findCurp(lines: readonly OcrLine[]): string {
@@ -23,7 +24,7 @@ function findCurp(lines: readonly OcrLine[]): string {
 }
 
 function cleanName(s: string): string {
-  return s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim();
+  return restoreDiacritics(s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim());
 }
 
 const SURNAME_LABELS = ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME'];
@@ -39,6 +40,26 @@ export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
     if (b) out.push(b);
   }
   return out;
+}
+
+const PARTICLES = new Set(['DE', 'DEL', 'LA', 'LAS', 'LOS', 'Y', 'MC', 'MAC', 'VAN', 'VON', 'SAN', 'SANTA']);
+
+/**
+ * Splits the printed surnames into first and second: particles (DE, DEL, LA, LOS, Y...) belong to the
+ * word after them (`DEL ÁNGEL ZÚÑIGA` -> `DEL ÁNGEL` + `ZÚÑIGA`; `DE LA CRUZ PÉREZ` -> `DE LA CRUZ` + `PÉREZ`).
+ */
+export function splitSurnames(surnames: string): [string, string] {
+  const groups: string[] = [];
+  let pending: string[] = [];
+  for (const w of surnames.split(' ').filter(Boolean)) {
+    pending.push(w);
+    if (!PARTICLES.has(mrzFold(w))) {
+      groups.push(pending.join(' '));
+      pending = [];
+    }
+  }
+  if (pending.length) groups.push(pending.join(' '));
+  return [groups[0] ?? '', groups.slice(1).join(' ')];
 }
 
 /**
@@ -64,27 +85,29 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
 
   const mrzSurnames = (f.lastName ?? '').trim();
   const mrzGiven = (f.firstName ?? '').trim();
-  const surnames = vizSurnames && mrzFold(vizSurnames) === mrzFold(mrzSurnames) ? vizSurnames : mrzSurnames;
-  const name = vizGiven && mrzFold(vizGiven) === mrzFold(mrzGiven) ? vizGiven : mrzGiven;
-  const parts = surnames.split(' ').filter(Boolean);
-  const firstSurname = parts[0] ?? '';
-  const secondSurname = parts.slice(1).join(' ');
+  // The MRZ name is transliterated (no Ñ/accents) and not covered by any check digit; the printed
+  // visual zone is the better source when read, the MRZ the fallback.
+  const surnames = vizSurnames || mrzSurnames;
+  const name = vizGiven || mrzGiven;
+  const [firstSurname, secondSurname] = splitSurnames(surnames);
   const sex = f.sex === 'M' ? 'H' : f.sex === 'F' ? 'M' : '';
 
+  const s = m.checkSummary;
   const validation: IdentityValidation = {
     mrz: m.valid ? 'ok' : 'failed',
+    ...(m.valid
+      ? {
+          mrzFields: {
+            documentNumberCheck: s.documentNumberCheck ?? true,
+            dateOfBirthCheck: s.dateOfBirthCheck ?? true,
+            dateOfExpiryCheck: s.dateOfExpiryCheck ?? true,
+            compositeCheck: s.compositeCheck ?? true,
+          },
+        }
+      : {}),
     curp: curp ? (validateCurp(curp, { today }).valid ? 'ok' : 'failed') : 'not_present',
     expired: isExpired(f.dateOfExpiryIso ?? '', today),
   };
-  if (m.valid) {
-    const s = m.checkSummary;
-    validation.mrzFields = {
-      documentNumberCheck: s.documentNumberCheck ?? true,
-      dateOfBirthCheck: s.dateOfBirthCheck ?? true,
-      dateOfExpiryCheck: s.dateOfExpiryCheck ?? true,
-      compositeCheck: s.compositeCheck ?? true,
-    };
-  }
   const comps = curp ? validateCurp(curp, { today }).components : null;
   return {
     fields: {

@@ -10,6 +10,7 @@ import { OcrError } from '../../domain/ocr/errors.ts';
 import { buildIneResult, looksLikeIneFront, type CrossChecks, type IdentityValidation, type IneFields, type PassportFields } from '../../domain/ocr/identity.ts';
 import { findTd1Lines, findTd3Lines, INE_LABELS } from '../../domain/ocr/ine.ts';
 import { findLabel } from '../../domain/ocr/layout.ts';
+import type { OcrLine } from '../../domain/ocr/text.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
 import { colourfulness, errorLevelAnalysis, facePresence, moireScore } from './forensics.ts';
@@ -124,9 +125,20 @@ async function authenticity(input: { image: Uint8Array; back?: Uint8Array | null
   return scoreAuthenticity(signals, qualityScore(page), PADDLE_ENGINE);
 }
 
+/**
+ * `ocr.readPage`: OCR lines of one image, for callers that read an INE's two sides on two workers in
+ * parallel and combine them with `buildIneResult` (`kind`: `ineFront` adds the Spanish re-read of the
+ * name/address rows; `back` recognises the MRZ-shaped rows first).
+ */
+async function readPageJob(input: { image: Uint8Array; kind: 'ineFront' | 'back' }): Promise<{ lines: OcrLine[]; timings: Record<string, number> }> {
+  const page = input.kind === 'ineFront' ? await readIneFront(input.image) : await readPage(input.image, { mrzFirst: true });
+  return { lines: page.lines.map((l) => ({ text: l.text, confidence: l.confidence, box: l.box })), timings: page.timings };
+}
+
 /** Job type -> handler, as `apps/worker/handlers.ts` expects. */
 export const handlers: Record<string, (input: any) => Promise<any>> = {
   'ocr.extractId': (input: ExtractIdInput) => coded(extractId(input)),
   'ocr.extractDocument': (input) => coded(extractDocument(input)),
   'ocr.authenticity': (input) => coded(authenticity(input)),
+  'ocr.readPage': (input) => coded(readPageJob(input)),
 };

@@ -4,7 +4,7 @@
  * name/address rows with Tesseract -> domain parsers. Engines are loaded once per worker and reused.
  */
 import { OcrError } from '../../domain/ocr/errors.ts';
-import { billAddressBlock } from '../../domain/ocr/bills.ts';
+import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
@@ -16,9 +16,13 @@ import { TesseractLineReader } from './tesseract.ts';
 let paddle: Promise<PaddleOcr> | null = null;
 let tess: Promise<TesseractLineReader> | null = null;
 
-/** The worker's PaddleOCR instance (loaded on first use). */
+/**
+ * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads: `OCR_ONNX_THREADS`
+ * (default 2: one request then uses both cores of the target machine; with several concurrent requests
+ * the pool's workers share them).
+ */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
+  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 2));
   return paddle;
 }
 
@@ -156,22 +160,60 @@ export async function rereadSpanish(page: ReadPage, targets: PipelineLine[]): Pr
   }
 }
 
-/** Inserts spaces into Paddle's (often space-less) text where Tesseract's reading of the same line has them. */
-function respace(paddleText: string, tessText: string): string {
+/**
+ * Inserts spaces into Paddle's text (PP-OCRv4 often drops word spaces on Latin text) where Tesseract's
+ * reading of the same line has them, aligning the two by edit distance (accents folded), so a few
+ * differing characters do not prevent it. Paddle's characters are kept, except that an aligned letter
+ * Tesseract reads with an accent or as `Ñ` (absent from the PP-OCRv4 dictionary) takes that form.
+ */
+export function respace(paddleText: string, tessText: string): string {
   if (/\s/.test(paddleText.trim())) return paddleText;
-  const words = tessText.split(' ').filter(Boolean);
-  if (words.length < 2) return paddleText;
-  const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
-  const p = paddleText.replace(/\s+/g, '');
-  const lens = words.map((w) => fold(w).length);
-  if (lens.reduce((a, b) => a + b, 0) !== p.length) return paddleText;
-  const out: string[] = [];
-  let i = 0;
-  for (const n of lens) {
-    out.push(p.slice(i, i + n));
-    i += n;
+  const fold = (ch: string) => ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
+  const p = [...paddleText.replace(/\s+/g, '')];
+  const tWords = tessText.trim().split(/\s+/);
+  const t: string[] = [];
+  const tRaw: string[] = [];
+  const spaceAfter = new Set<number>(); // index in t after which a space follows
+  for (const w of tWords) {
+    for (const ch of w) {
+      t.push(fold(ch));
+      tRaw.push(ch.toUpperCase());
+    }
+    spaceAfter.add(t.length - 1);
   }
-  return out.join(' ');
+  spaceAfter.delete(t.length - 1);
+  const n = p.length;
+  const m = t.length;
+  const dp: number[][] = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: m + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= n; i++) {
+    for (let j = 1; j <= m; j++) {
+      dp[i]![j] = Math.min(dp[i - 1]![j]! + 1, dp[i]![j - 1]! + 1, dp[i - 1]![j - 1]! + (fold(p[i - 1]!) === t[j - 1] ? 0 : 1));
+    }
+  }
+  if (dp[n]![m]! > Math.max(2, Math.floor(n / 5))) return paddleText;
+  // Backtrack: map each tesseract index to the paddle index it aligned with.
+  const breaks = new Set<number>();
+  let i = n;
+  let j = m;
+  while (i > 0 && j > 0) {
+    const diag = dp[i - 1]![j - 1]! + (fold(p[i - 1]!) === t[j - 1] ? 0 : 1);
+    if (dp[i]![j] === diag) {
+      if (spaceAfter.has(j - 1)) breaks.add(i - 1);
+      if (fold(p[i - 1]!) === t[j - 1] && /[ÁÉÍÓÚÜÑ]/.test(tRaw[j - 1]!)) p[i - 1] = tRaw[j - 1]!;
+      i--;
+      j--;
+    } else if (dp[i]![j] === dp[i - 1]![j]! + 1) i--;
+    else {
+      if (spaceAfter.has(j - 1) && i > 0) breaks.add(i - 1);
+      j--;
+    }
+  }
+  let out = '';
+  p.forEach((ch, k) => {
+    out += ch;
+    if (breaks.has(k) && k < n - 1) out += ' ';
+  });
+  return out;
 }
 
 function levenshtein(a: string, b: string): number {
@@ -204,7 +246,10 @@ export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
 export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
   const page = await readPage(bytes);
   const t = performance.now();
-  if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, billAddressBlock(page.lines) as PipelineLine[]);
+  if (process.env.OCR_SPANISH_REREAD !== '0') {
+    const r = billTextRegions(page.lines);
+    await rereadSpanish(page, [...(r.name ? [r.name] : []), ...r.address] as PipelineLine[]);
+  }
   page.timings.tesseractMs = performance.now() - t;
   return page;
 }

@@ -39,7 +39,7 @@ export const SAMPLE_INE: IneTruth = {
   section: '0423',
   validFrom: '2020',
   validUntil: '2030',
-  street: 'C SAN MARTIN 123',
+  street: 'AV REFORMA 123',
   colony: 'CENTRO',
   zip: '06000',
   city: 'CUAUHTEMOC',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  buildIneMrz, buildTd3, computeCheckDigit, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
+  buildIneMrz, buildTd3, computeCheckDigit, normalizeMrzText, repairMrzFillers, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
 } from '../../domain/mrz/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -111,6 +111,10 @@ describe('parseMrz', () => {
     const r = parseMrz(['IDMEX1146065362<<5308105793108', '8001014M2812315MEX<01<<<<<<<<', 'ÑÑÑ'.repeat(10)]);
     expect(r.valid).toBe(false);
   });
+  it('reads PaddleOCR\'s × as X and other look-alikes as fillers', () => {
+    expect(normalizeMrzText('idme× 1146065362«<5308105793108')).toBe('IDMEX1146065362<<5308105793108');
+    expect(correctMrzLine('3200283622ME×6501010M1801107<<<<<<<<<<<<<<08').line).toBe('3200283622MEX6501010M1801107<<<<<<<<<<<<<<08');
+  });
   it('normalises blanks, case and guillemets', () => {
     const r = parseMrz(' p«utoeriksson<<anna<maria<<<<<<<<<<<<<<<<<<< \n\n L898902C3 6UTO7408122F1204159ZE184226B<<<<<10 ');
     expect(r.valid).toBe(true);
@@ -180,12 +184,26 @@ describe('single lines', () => {
     expect(inferLineKind('P<CANMARTIN<<SARAH<<<<<<<<<<<<<<<<<<<<<<<<<<')).toBe('TD3_1');
     expect(inferLineKind('C01X00T478D<<6408125F2702283<<<<<<<<<<<<<<<4')).toBe('TD3_2');
     expect(inferLineKind('short')).toBeNull();
+    expect(inferLineKind('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000')).toBe('FRA_1');
+    expect(inferLineKind('1101912009242GEDEON<<MBALA<9409101M6')).toBe('FRA_2');
+    expect(inferLineKind('D231458907UTO7408122F1204159<<<<<<<6')).toBe('TD2_2');
   });
   it('corrects a TD3 data line and checks its digits', () => {
     const r = correctMrzLine('L898902C36UTO740BIZZF12041S9ZE184226B<<<<<1O');
     expect(r.line).toBe('L898902C36UTO7408122F1204159ZE184226B<<<<<10');
     expect(r.checks.every((c) => c.valid)).toBe(true);
     expect(r.checks).toHaveLength(5);
+  });
+  it('keeps French card numbers and names apart (no digits forced into the name)', () => {
+    const r = correctMrzLine('1101912009242GEDE0N<<MBALA<9409101M6');
+    expect(r.line).toBe('1101912009242GEDEON<<MBALA<9409101M6');
+    expect(correctMrzLine('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000').line).toBe('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000');
+  });
+  it('repairs fillers read as letters and restores the row length', () => {
+    expect(repairMrzFillers('P<USATRAVELER<<MR<<<<<KKK<<<<<<<')).toBe('P<USATRAVELER<<MR<<<<<<<<<<<<<');
+    expect(repairMrzFillers('8805049F2309095IRL<<<<<<<<<9')).toBe('8805049F2309095IRL<<<<<<<<<<<9');
+    expect(repairMrzFillers('SMITH<<JOHN<ALBERT<<<<<<<<<<<<<<')).toBe('SMITH<<JOHN<ALBERT<<<<<<<<<<<<');
+    expect(repairMrzFillers('KOWALSKI<<JAN<IWAN<<<<<<<<<<<<')).toBe('KOWALSKI<<JAN<IWAN<<<<<<<<<<<<');
   });
   it('reports TD1 line 2 date checks only (the composite spans lines)', () => {
     const r = correctMrzLine('88O5O49F23O9O95IRL<<<<<<<<<<<9');

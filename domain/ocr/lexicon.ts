@@ -1,0 +1,70 @@
+/**
+ * Diacritic restoration for Spanish proper names on Mexican documents, and the state abbreviations
+ * printed on the INE address line.
+ *
+ * The PP-OCRv4 recogniser has no accented vowels or Ñ, and Tesseract drops some accents on degraded
+ * photos. Spanish orthography (RAE, "Ortografía de la lengua española" 2010, §3.4 on proper names) fixes
+ * the accent of these words, and the credential prints them with it, so a folded word found here is
+ * restored to its written form. Words not listed are left as read. The list covers frequent Mexican
+ * given names, surnames (INEGI/RENAPO frequency lists) and place names of INE addresses.
+ */
+const WORDS = `
+ÁLVAREZ ÁLVARO ÁNGEL ÁNGELES ÁVALOS ÁVILA ÁGUILAS ÁLAMOS ÁNGELA ADÁN AGUSTÍN ALARCÓN ALCÁNTARA ANAHÍ ANÁHUAC ANDRÉS ANTÓN
+ARÉVALO ARIÁN ASUNCIÓN BALTAZAR BELÉN BELTRÁN BENÍTEZ BERNABÉ BRISEÑO CALDERÓN CAÑAS CÁRDENAS CASTAÑEDA CASTAÑÓN CÉSAR CHÁVEZ
+CONCEPCIÓN CONSTITUCIÓN CORTÉS CRISTÓBAL CUAUHTÉMOC DAMIÁN DÍAZ DOMÍNGUEZ EFRAÍN ELÍAS ESPAÑA ESTEFANÍA EUGENIA EVOLUCIÓN FABIÁN
+FÉLIX FERNÁNDEZ GALVÁN GARCÍA GASTÓN GERMÁN GINERÉS GÓMEZ GONZÁLEZ GUTIÉRREZ GUZMÁN HÉCTOR HERNÁNDEZ IBÁÑEZ IÑAKI IÑIGUEZ IÑÍGUEZ
+ISAÍAS ITZIMNÁ IVÁN JAZMÍN JESÚS JIMÉNEZ JOAQUÍN JOSÉ JUÁREZ JULIÁN LÁZARO LEÓN LOYOLA LUCÍA LÓPEZ MACÍAS MALDONADO MARCIAL
+MARÍA MARTÍN MARTÍNEZ MÁRQUEZ MATÍAS MÉNDEZ MÉRIDA MÉXICO MICHOACÁN MOISÉS MONSERRAT MÓNICA MUÑOZ NAYARIT NEZAHUALCÓYOTL NICOLÁS NOEMÍ
+NÚÑEZ OAXACA ORDÓÑEZ ÓSCAR PATIÑO PEÑA PEÑALOZA PEÑÓN PÉREZ PONCE QUERÉTARO QUIÑONES QUIÑÓNEZ RAMÍREZ RAMÓN RAÚL REBECA RENÉ
+RODRÍGUEZ ROMÁN RUIZ SAÚL SEBASTIÁN SÁENZ SÁNCHEZ SANTIBÁÑEZ SERAFÍN SIMÓN SOFÍA SUÁREZ TÉLLEZ TOMÁS TRISTÁN TZINTZÚN
+ULISES URIÓSTEGUI VALDÉS VALERIA VÁZQUEZ VELÁZQUEZ VERÓNICA VILLASEÑOR YÁÑEZ YAÑEZ ZÚÑIGA ACUÑA ARÁMBULA ÁRCEGA BAÑUELOS BRISEÑO
+CAMPOS CARREÑO CASTAÑÓN CEPEDA CRUZ DUEÑAS ESPAÑOL ESTÉVEZ FERNÁNDEZ FUENTES GALINDO GAYTÁN GUERRERO HERNÁN INÉS IRENE LEÓN
+LIZÁRRAGA MAGAÑA MANZANO MEDINA MONTAÑO MONTAÑEZ MUÑIZ NIÑO NOÉ OCAÑA OLMEDO PADRÓN PATRÓN PEÑAFIEL RANGEL REYES RÍOS
+RIVERA ROSALÍA SALDAÑA SANTAMARÍA SERNA SOLÍS TOLUCA TREVIÑO URIBE VALENZUELA VELÁSQUEZ ZAMORA ZAPOPAN ZAVALA ZÁRATE
+ALEJANDRÍA ANÁHUAC ARAGÓN BENITO CHAPULTEPEC COYOACÁN CUAJIMALPA CULIACÁN GÓMEZ HIDALGO IZTAPALAPA JALAPA LEÓN MAZATLÁN MONTERREY
+NAUCALPAN PACHUCA POTOSÍ SAN TLÁHUAC TLALNEPANTLA TORREÓN TULANCINGO URUAPAN ÁLVARO OBREGÓN CANCÚN HERMOSILLO MEXICALI TIJUANA
+ALAMEDA AMÉRICAS ANTEQUERA ATLÁNTIDA BOSQUES CONDESA DEL FÁTIMA GUADALUPE JARDÍN JARDINES LAGUNA LOMAS MORAL NÁPOLES NARVARTE
+POLANCO PROGRESO REFORMA ROMA SANTA SATÉLITE TLAPALTITLÁN UNIÓN VALLE MEYEHUALCO JALATLACO MAGISTERIO FERROCARRIL ESTACIÓN
+INSURGENTES JUÁREZ ZARAGOZA MORELOS ALLENDE GUERRERO MADERO ÁLAMO OLÍMPICA REVOLUCIÓN INDEPENDENCIA CONSTITUYENTES PRÍNCIPE
+`;
+
+/** Folded form (no accents, Ñ -> N) -> written form, for the listed words that carry an accent or Ñ. */
+const RESTORE: ReadonlyMap<string, string> = (() => {
+  const m = new Map<string, string>();
+  for (const w of WORDS.split(/\s+/)) {
+    if (!w || !/[ÁÉÍÓÚÜÑ]/.test(w)) continue;
+    const folded = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+    if (!m.has(folded)) m.set(folded, w);
+  }
+  return m;
+})();
+
+/**
+ * Restores accents and Ñ of listed words in an upper-case name or address line; other words are kept
+ * as read. A word already carrying an accent is kept (the reader saw it).
+ */
+export function restoreDiacritics(text: string): string {
+  return text.replace(/[A-ZÁÉÍÓÚÜÑ]+/g, (w) => {
+    if (/[ÁÉÍÓÚÜÑ]/.test(w)) {
+      // Keep what was read unless it differs from the written form only by the place of the accent.
+      const folded = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+      const written = RESTORE.get(folded);
+      return written && written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
+    }
+    return RESTORE.get(w) ?? w;
+  });
+}
+
+/** State abbreviations printed at the end of the INE address (`CUAUHTÉMOC, CDMX.`). */
+export const STATE_ABBREVIATIONS = [
+  'AGS', 'BC', 'BCS', 'CAMP', 'COAH', 'COL', 'CHIS', 'CHIH', 'CDMX', 'DF', 'DGO', 'GTO', 'GRO', 'HGO', 'JAL', 'MEX', 'MICH', 'MOR', 'NAY', 'NL',
+  'OAX', 'PUE', 'QRO', 'QROO', 'SLP', 'SIN', 'SON', 'TAB', 'TAMPS', 'TLAX', 'VER', 'YUC', 'ZAC',
+] as const;
+
+/** Snaps an OCR'd state abbreviation to the closest listed one (one character off, same length); else returns it unchanged. */
+export function snapStateAbbreviation(s: string): string {
+  const t = s.toUpperCase().replace(/[^A-Z]/g, '');
+  if ((STATE_ABBREVIATIONS as readonly string[]).includes(t)) return t;
+  const close = STATE_ABBREVIATIONS.filter((a) => a.length === t.length && [...a].filter((ch, i) => ch !== t[i]).length === 1);
+  return close.length === 1 ? close[0]! : s;
+}
