@@ -26,9 +26,13 @@ export interface UsageRecord extends Record<string, unknown> {
 export const USAGE_COLLECTION = 'usage_events';
 
 export const usageEventsCollection = (store: ReadModelStore): Promise<Collection<UsageRecord>> =>
-  store.collection<UsageRecord>(USAGE_COLLECTION, { indexes: [['tenant_id', 'created_at'], ['tenant_id', 'endpoint']] });
+  store.collection<UsageRecord>(USAGE_COLLECTION, { indexes: [['tenant_id', 'created_at']] });
 
-/** Projects `ApiCallRecorded` into `usage_events` (id = the event id, so a replay is idempotent). */
+/**
+ * Projects `ApiCallRecorded` into `usage_events`. Rows are keyed by the event's zero-padded global
+ * position: stable across replays (idempotent) and increasing, so inserts append to the key index
+ * instead of landing at random places as UUID keys would.
+ */
 export const usageEventsProjection: Projection = {
   name: 'usage-events',
   collections: [USAGE_COLLECTION],
@@ -37,7 +41,7 @@ export const usageEventsProjection: Projection = {
     const c = await usageEventsCollection(store);
     for (const e of events) {
       const d = (e as unknown as ApiCallRecorded & RecordedEvent).data;
-      await c.put(e.eventId, {
+      await c.put(String(e.globalPosition).padStart(16, '0'), {
         id: e.eventId,
         tenant_id: d.tenant_id,
         user_id: d.tenant_id,

@@ -62,7 +62,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         global_position INTEGER PRIMARY KEY AUTOINCREMENT,
-        event_id TEXT NOT NULL UNIQUE,
+        event_id TEXT NOT NULL,
         stream_name TEXT NOT NULL,
         stream_revision INTEGER NOT NULL,
         type TEXT NOT NULL,
