@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import {
   hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
 import { registerEdge } from './edge.ts';
+import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
 
@@ -36,7 +36,7 @@ export async function buildApp(ctx: AppContext, extend?: (app: ApiApp) => void |
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
 
   await app.register(multipart, {
     limits: { fileSize: 10 * 1024 * 1024, files: 4, fields: 40, fieldSize: 1024 * 1024, parts: 60 },
