@@ -145,7 +145,8 @@ const FRONT_EXPECTED: Record<string, string[]> = {
 
 /** True when the lines look like an INE front (labels), used to reject a front sent as a back. */
 export function looksLikeIneFront(lines: readonly OcrLine[]): boolean {
-  const n = ['NOMBRE', 'DOMICILIO', 'CLAVE DE ELECTOR', 'CURP'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
+  // NOMBRE and CURP also appear on passports; these do not.
+  const n = ['DOMICILIO', 'CLAVE DE ELECTOR', 'CREDENCIAL PARA VOTAR', 'ELECTORAL'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
   return n >= 2;
 }
 
