@@ -35,7 +35,9 @@ export class TesseractLineReader {
       logger: () => {},
       errorHandler: () => {},
     });
-    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, preserve_interword_spaces: '1', ...(whitelist ? { tessedit_char_whitelist: whitelist } : {}) });
+    // user_defined_dpi: crops carry no resolution; Tesseract then warns "Invalid resolution" and uses 70 on
+    // every call. 70 is set explicitly: same behaviour (the figures in docs/ocr.md were measured with it), no warning.
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, preserve_interword_spaces: '1', user_defined_dpi: '70', ...(whitelist ? { tessedit_char_whitelist: whitelist } : {}) });
     return new TesseractLineReader(worker);
   }
 
