@@ -22,12 +22,13 @@ export class ProjectionRunner {
       const sub = this.store.subscribeToAll({
         fromPosition: from,
         batchSize: 500,
+        // The store filters by type, so a batch holds only events this projection handles; the checkpoint
+        // is the last applied event (a restart re-reads nothing but skipped event types).
+        types: p.eventTypes,
         onEvents: async (events) => {
-          // All events pass through so the checkpoint advances past the ones this projection ignores.
-          const wanted = events.filter((e) => p.eventTypes.includes(e.type));
           const last = events[events.length - 1]!.globalPosition;
           try {
-            await this.applyBatch(p, wanted, last);
+            await this.applyBatch(p, events, last);
           } catch (error) {
             this.onError(p.name, error);
             throw error;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isDnsServerSpec } from '../../infra/email-verifier/dns-resolver.ts';
 
 const optionalString = z
   .string()
@@ -40,6 +41,74 @@ export const ConfigSchema = z.object({
     .transform((v) => v === 'true'),
   /** Remaining credits (fraction of the monthly allowance) under which `user.credits.low` fires. */
   CREDITS_LOW_FRACTION: z.coerce.number().min(0).max(1).default(0.1),
+
+  // --- registry lookups (RENAPO/INE, docs/registry.md) ---
+  /** `sandbox` (embedded default: synthetic fixture registry, answers marked) or `http` (certified provider). */
+  REGISTRY_PROVIDER: z.enum(['sandbox', 'http']).default('sandbox'),
+  /** Provider base URL (required when REGISTRY_PROVIDER=http). */
+  REGISTRY_PROVIDER_URL: optionalString,
+  /** Provider credentials: a Bearer API key, or username + password for HTTP Basic. Never logged. */
+  REGISTRY_PROVIDER_API_KEY: optionalString,
+  REGISTRY_PROVIDER_USERNAME: optionalString,
+  REGISTRY_PROVIDER_PASSWORD: optionalString,
+  /** Per-call timeout of the provider, ms. */
+  REGISTRY_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8000),
+  /** Retries of retry-safe provider failures (connection reset/refused, 502/503/504/429). */
+  REGISTRY_PROVIDER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /** Consecutive failed lookups that open the circuit breaker; how long it stays open (ms). */
+  REGISTRY_BREAKER_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
+  REGISTRY_BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Extra sandbox fixture files (JSON or CSV), comma-separated. */
+  REGISTRY_SANDBOX_FIXTURES: optionalString,
+  /** HMAC key of lookup fingerprints in events; unset = a random key kept in DATA_DIR/registry-fingerprint.key. */
+  REGISTRY_FINGERPRINT_KEY: optionalString,
+  // --- email (issue 6): e-mail verifier ---------------------------------------------------------------
+  /** Recursive DNS servers for MX look-ups, comma-separated `ip`, `ip:port` or `[ipv6]:port`; unset = the system's. */
+  EMAIL_DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .refine((list) => list.every(isDnsServerSpec), { message: 'each server must be ip, ip:port or [ipv6]:port' }),
+  /** Per-attempt DNS timeout, ms. */
+  EMAIL_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1500),
+  /** Passes over the DNS server list before a look-up is an upstream ERROR. */
+  EMAIL_DNS_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(2),
+  /** Domains kept in the DNS cache (TTL-honouring, least recently used evicted). */
+  EMAIL_DNS_CACHE_SIZE: z.coerce.number().int().min(0).default(10_000),
+  /** Name sent in SMTP EHLO/HELO by the reachability probe (use a public name with matching reverse DNS). */
+  EMAIL_SMTP_HELO_NAME: z.string().min(1).default('localhost'),
+  /** Envelope sender of the probe's MAIL FROM (no message is ever sent). */
+  EMAIL_SMTP_MAIL_FROM: z.string().min(3).default('verify@localhost'),
+  /** Port the probe connects to on the MX hosts. */
+  EMAIL_SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(25),
+  EMAIL_SMTP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1500),
+  EMAIL_SMTP_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1500),
+  /** Budget of the whole probe, ms (the spec promises 1-5 s). */
+  EMAIL_SMTP_TOTAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(5_000).default(4500),
+  /** Concurrent probe sessions against one MX address. */
+  EMAIL_SMTP_MAX_SESSIONS_PER_HOST: z.coerce.number().int().min(1).max(50).default(4),
+  /** Let the probe connect to loopback/private addresses (tests only: otherwise an MX record could aim it inside). */
+  EMAIL_SMTP_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Check Gravatar (a HEAD request per address to the base URL); off by default. */
+  EMAIL_GRAVATAR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  EMAIL_GRAVATAR_BASE_URL: z.string().url().default('https://gravatar.com/avatar/'),
+  EMAIL_GRAVATAR_TIMEOUT_MS: z.coerce.number().int().min(50).max(5_000).default(800),
+  /** Addresses verified concurrently inside one batch. */
+  EMAIL_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(16),
+  // --- end email --------------------------------------------------------------------------------------
+  // --- webhooks (docs/webhooks.md) ---
+  /** AES-256-GCM key sealing endpoint secrets (64 hex chars or base64 of 32 bytes); unset = generated once into DATA_DIR/webhook-secret.key. */
+  WEBHOOK_SECRET_KEY: optionalString,
+  /** Comma-separated CIDRs exempt from the SSRF guard (e.g. `10.0.0.0/8` for an internal receiver). */
+  WEBHOOK_ALLOW_CIDRS: optionalString,
+  /** PEM file of extra CA certificates trusted for receivers (added to Node's roots). */
+  WEBHOOK_CA_CERTS: optionalString,
+  /** Per-attempt time limit in ms (spec: 10 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of one endpoint in flight at once. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** How often (ms) the embedded workflow engine looks for due timers. */
+  WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
   // --- OCR (docs/ocr.md). Read by the inference workers from process.env; validated here at start-up.
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(2),

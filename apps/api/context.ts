@@ -20,6 +20,7 @@ import { projections } from '../../projections/index.ts';
 import type { Config } from './config.ts';
 import { TenancyView } from './tenancy-view.ts';
 import { createVectorIndex } from './vector-index.ts';
+import { UsageRecorder } from './usage-recorder.ts';
 
 /** Everything a route, hook or background task may use. Built once per process by {@link createContext}. */
 export interface AppContext {
@@ -35,6 +36,8 @@ export interface AppContext {
   tenancy: TenancyView;
   credits: CreditLedger;
   projections: ProjectionRunner;
+  /** Buffers usage events and appends them in batches (flush() before reading them back). */
+  usage: UsageRecorder;
   /**
    * Appends a webhook-catalog event (`face.verified`, `ocr.completed`, ...) to
    * `webhook-events-<tenantId>`; the webhooks context delivers it from the log.
@@ -77,10 +80,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const tenancy = new TenancyView(events);
   await tenancy.start();
   const credits = new CreditLedger(events, () => clock.now());
+  const creditsFollower = await credits.follow();
   const runner = new ProjectionRunner(events, projections, { store: readModels, vectorIndex }, (name, error) =>
     log.error({ err: error, projection: name }, 'projection failed; it will retry'),
   );
   await runner.start();
+  const usage = new UsageRecorder(events, log);
 
   return {
     config,
@@ -95,13 +100,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     tenancy,
     credits,
     projections: runner,
+    usage,
     async publishWebhookEvent(tenantId, type, data, requestId) {
       await events.append(`webhook-events-${tenantId}`, [
         { type, data, metadata: { tenant_id: tenantId, ...(requestId ? { request_id: requestId } : {}), occurred_at: new Date(clock.now()).toISOString() } },
       ]);
     },
     async close() {
+      await usage.flush();
       await runner.stop();
+      await creditsFollower.stop();
       await tenancy.stop();
       await jobs.close();
       await mailer.close();

@@ -3,7 +3,6 @@ import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
 import { PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
 import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
-import { usageStream } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
@@ -135,9 +134,7 @@ export function registerEdge(app: ApiApp, ctx: AppContext): void {
       credits_charged: edge.charged,
       created_at: new Date(ctx.clock.now()).toISOString(),
     };
-    ctx.events
-      .append(usageStream(data.tenant_id), [{ type: 'ApiCallRecorded', data, metadata: { tenant_id: data.tenant_id, request_id: request.id } }])
-      .catch((err: unknown) => request.log.error({ err }, 'could not record usage event'));
+    ctx.usage.record(data);
   });
 }
 
@@ -192,7 +189,7 @@ async function setBillingHeaders(ctx: AppContext, request: FastifyRequest, reply
     return;
   }
   const plan = PLANS[auth.tenant.plan];
-  const state = await ctx.credits.state(auth.tenantId);
+  const state = await ctx.credits.snapshot(auth.tenantId);
   const balance = availableCredits(state, plan.monthlyCredits, now);
   const balanceText = balance === null ? 'unlimited' : String(balance);
   const insufficient = request.edge?.insufficient ?? false;
@@ -211,7 +208,7 @@ async function maybeCreditsLow(ctx: AppContext, request: FastifyRequest, charged
   const allowance = PLANS[auth.tenant.plan].monthlyCredits;
   if (allowance === null) return;
   const threshold = Math.ceil(allowance * ctx.config.CREDITS_LOW_FRACTION);
-  const after = (await ctx.credits.available(auth.tenantId, allowance)) ?? 0;
+  const after = availableCredits(await ctx.credits.snapshot(auth.tenantId), allowance, ctx.clock.now()) ?? 0;
   const before = after + charged;
   if (before >= threshold && after < threshold) {
     await ctx

@@ -9,6 +9,7 @@ type HandlerModule = { handlers: Record<string, JobHandler> };
 const modules: Record<string, () => Promise<HandlerModule>> = {
   system: () => import('./system-jobs.ts'),
   ocr: () => import('../../models/ocr/jobs.ts'),
+  face: () => import('../../models/face/jobs.ts'),
 };
 
 const cache = new Map<string, Promise<HandlerModule>>();

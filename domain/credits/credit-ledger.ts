@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type EventStore } from '../../infra/ports/event-store.ts';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from '../../infra/ports/event-store.ts';
 import {
+  CREDIT_EVENT_TYPES,
   availableCredits,
   creditStream,
   decideGrant,
@@ -15,6 +16,8 @@ import {
 interface Cached {
   state: CreditState;
   revision: number | null;
+  /** The stream has been read at least once (else the cached state may miss older events). */
+  loaded: boolean;
   /** Per-tenant queue: one decision at a time in this process; other processes are caught by revisions. */
   lock: Promise<unknown>;
 }
@@ -26,6 +29,7 @@ interface Cached {
  */
 export class CreditLedger {
   private readonly cache = new Map<string, Cached>();
+  private following = false;
 
   constructor(
     private readonly store: EventStore,
@@ -36,7 +40,7 @@ export class CreditLedger {
   private entry(tenantId: string): Cached {
     let c = this.cache.get(tenantId);
     if (!c) {
-      c = { state: initialCreditState(), revision: null, lock: Promise.resolve() };
+      c = { state: initialCreditState(), revision: null, loaded: false, lock: Promise.resolve() };
       this.cache.set(tenantId, c);
     }
     return c;
@@ -46,10 +50,49 @@ export class CreditLedger {
   private async refresh(tenantId: string, c: Cached): Promise<void> {
     const from = c.revision === null ? 0 : c.revision + 1;
     const { events } = await this.store.readStream(creditStream(tenantId), { fromRevision: from });
-    for (const e of events) {
-      evolveCredits(c.state, e as unknown as CreditEvent);
-      c.revision = e.streamRevision;
-    }
+    for (const e of events) this.fold(c, e);
+    c.loaded = true;
+  }
+
+  /** Folds one recorded event unless it is already folded (revisions make this idempotent). */
+  private fold(c: Cached, e: RecordedEvent): void {
+    const next = c.revision === null ? 0 : c.revision + 1;
+    if (e.streamRevision !== next) return;
+    evolveCredits(c.state, e as unknown as CreditEvent);
+    c.revision = e.streamRevision;
+  }
+
+  /**
+   * Follows every credit stream from the log, so {@link snapshot} answers without IO and stays current
+   * with what other processes append (within the store's poll interval). Decisions still re-read the
+   * stream and append with an expected revision, so a stale snapshot can never overspend.
+   */
+  async follow(): Promise<Subscription> {
+    const sub = this.store.subscribeToAll({
+      fromPosition: 0,
+      types: CREDIT_EVENT_TYPES,
+      onEvents: async (events) => {
+        for (const e of events) {
+          const tenantId = e.streamName.slice('credits-'.length);
+          const c = this.entry(tenantId);
+          if (c.revision !== null && e.streamRevision > c.revision + 1) await this.refresh(tenantId, c);
+          else {
+            this.fold(c, e);
+            if (e.streamRevision === 0) c.loaded = true;
+          }
+        }
+      },
+    });
+    await sub.caughtUp();
+    this.following = true;
+    return sub;
+  }
+
+  /** The folded state without IO when following the log (else as {@link state}); for reads, never for decisions. */
+  async snapshot(tenantId: string): Promise<CreditState> {
+    const c = this.cache.get(tenantId);
+    if (this.following) return c?.state ?? initialCreditState();
+    return this.state(tenantId);
   }
 
   private serialized<R>(tenantId: string, fn: (c: Cached) => Promise<R>): Promise<R> {
@@ -63,7 +106,9 @@ export class CreditLedger {
   private async decideAndAppend(tenantId: string, decide: (state: CreditState) => CreditEvent | null): Promise<CreditEvent | null> {
     return this.serialized(tenantId, async (c) => {
       for (let attempt = 0; ; attempt++) {
-        await this.refresh(tenantId, c);
+        // The first attempt decides on the cached state (kept current by `follow`); the expected
+        // revision catches anything it missed, and the retry re-reads the stream.
+        if (attempt > 0 || !c.loaded || !this.following) await this.refresh(tenantId, c);
         const event = decide(c.state);
         if (!event) return null;
         try {

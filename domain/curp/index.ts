@@ -39,3 +39,4 @@ export {
   parseIsoDate,
   type CurpPersonData,
 } from './generate.ts';
+export { compareCurpWithPerson, type CurpMismatch, type CurpPersonComparison } from './compare.ts';

@@ -44,6 +44,7 @@ export type CurpErrorCode =
   /** Position 18 not the check digit computed from positions 1-17. */
   | 'invalid_check_digit';
 
+/** One broken rule of a CURP. */
 export interface CurpValidationError {
   code: CurpErrorCode;
   /** 1-based positions of the offending characters. */
@@ -77,6 +78,7 @@ export interface CurpComponents {
   expected_check_digit: string | null;
 }
 
+/** Result of {@link validateCurp}. */
 export interface CurpValidation {
   /** The CURP as validated (trimmed, upper case). */
   curp: string;
@@ -86,12 +88,13 @@ export interface CurpValidation {
   components: CurpComponents | null;
 }
 
+/** Options of {@link validateCurp}. */
 export interface ValidateCurpOptions {
   /**
-   * Reference day for the "not in the future" rule, as `YYYY-MM-DD` or a Date (its UTC day).
-   * Defaults to the current UTC day.
+   * Reference day for the "not in the future" rule, as `YYYY-MM-DD`, a Date (its UTC day) or a
+   * `YYYYMMDD` integer (see {@link dayNumber}). Defaults to the current UTC day.
    */
-  today?: string | Date;
+  today?: string | Date | number;
 }
 
 // Character classes by ASCII code: 1 letter, 2 digit, 4 vowel-or-X (pos 2), 8 consonant incl. X (14-16).
@@ -138,7 +141,8 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /** `YYYYMMDD` integer of a reference day (UTC day of a Date, or a `YYYY-MM-DD` string). */
-export function dayNumber(today: string | Date | undefined): number {
+export function dayNumber(today: string | Date | number | undefined): number {
+  if (typeof today === 'number') return today;
   if (today === undefined) today = new Date();
   if (typeof today === 'string') {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(today);
@@ -187,6 +191,25 @@ export function isValidCurp(curp: string, todayYmd: number = dayNumber(undefined
   return true;
 }
 
+function validComponents(curp: string): CurpComponents {
+  const state = stateByCurpCode(curp.slice(11, 13))!;
+  const h = curp.charCodeAt(16);
+  const check = curp[17]!;
+  return {
+    name_initials: curp.slice(0, 4),
+    birth_date: `${h <= 57 ? '19' : '20'}${curp.slice(4, 6)}-${curp.slice(6, 8)}-${curp.slice(8, 10)}`,
+    sex: curp[10] as 'H' | 'M',
+    state: state.name,
+    state_code: state.code,
+    clave_entidad: state.claveEntidad,
+    foreign_born: state.code === 'NE',
+    internal_consonants: curp.slice(13, 16),
+    homonym_character: curp[16]!,
+    check_digit: check,
+    expected_check_digit: check,
+  };
+}
+
 /**
  * Validates a CURP and decodes its components, listing every rule it breaks.
  * Input is trimmed and upper-cased first; a non-string input is reported as `invalid_length`.
@@ -204,13 +227,19 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
     return { curp: curp.slice(0, 64), valid: false, errors, components: null };
   }
   const todayYmd = dayNumber(options.today);
+  if (isValidCurp(curp, todayYmd)) return { curp, valid: true, errors: [], components: validComponents(curp) };
 
-  const bad: number[] = [];
+  // Only rule-breaking parts allocate: most invalid CURPs break one rule.
+  let bad: number[] | null = null;
+  let badBefore18 = false;
   for (let i = 0; i < 18; i++) {
     const c = curp.charCodeAt(i);
-    if (c >= 128 || CHAR_VALUE[c]! < 0) bad.push(i + 1);
+    if (c >= 128 || CHAR_VALUE[c]! < 0) {
+      (bad ??= []).push(i + 1);
+      if (i < 17) badBefore18 = true;
+    }
   }
-  if (bad.length) errors.push({ code: 'invalid_characters', positions: bad, message: 'a CURP only holds the characters A-Z and 0-9' });
+  if (bad) errors.push({ code: 'invalid_characters', positions: bad, message: 'a CURP only holds the characters A-Z and 0-9' });
 
   const cls = (i: number): number => {
     const c = curp.charCodeAt(i);
@@ -218,10 +247,12 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
   };
 
   // Positions 1-4.
-  const initialsBad = [0, 2, 3].filter((i) => !(cls(i) & 1)).map((i) => i + 1);
-  if (!(cls(1) & 4)) initialsBad.push(2);
-  initialsBad.sort((a, b) => a - b);
-  if (initialsBad.length) {
+  let initialsBad: number[] | null = null;
+  if (!(cls(0) & 1)) (initialsBad ??= []).push(1);
+  if (!(cls(1) & 4)) (initialsBad ??= []).push(2);
+  if (!(cls(2) & 1)) (initialsBad ??= []).push(3);
+  if (!(cls(3) & 1)) (initialsBad ??= []).push(4);
+  if (initialsBad) {
     errors.push({
       code: 'invalid_name_initials',
       positions: initialsBad,
@@ -272,12 +303,13 @@ export function validateCurp(input: unknown, options: ValidateCurpOptions = {}):
   if (!state) errors.push({ code: 'invalid_state', positions: [12, 13], message: `${stateCode} is not a state code (Anexo 1) nor NE (born abroad)` });
 
   // Positions 14-16.
-  const consBad = [13, 14, 15].filter((i) => !(cls(i) & 8)).map((i) => i + 1);
-  if (consBad.length) errors.push({ code: 'invalid_internal_consonants', positions: consBad, message: 'positions 14-16 must be consonants (X when none)' });
+  let consBad: number[] | null = null;
+  for (let i = 13; i < 16; i++) if (!(cls(i) & 8)) (consBad ??= []).push(i + 1);
+  if (consBad) errors.push({ code: 'invalid_internal_consonants', positions: consBad, message: 'positions 14-16 must be consonants (X when none)' });
 
   // Position 18.
   let expected: string | null = null;
-  if (!bad.some((p) => p <= 17)) {
+  if (!badBefore18) {
     let sum = 0;
     for (let i = 0; i < 17; i++) sum += CHAR_VALUE[curp.charCodeAt(i)]! * (18 - i);
     expected = String((10 - (sum % 10)) % 10);

@@ -10,6 +10,6 @@ export {
   parseMrz, normalizeMrzLines, normalizeMrzText, readDate,
   type MrzParseResult, type MrzFields, type MrzCheck, type MrzCheckSummary, type MrzProblem, type ParseMrzOptions,
 } from './parse.ts';
-export { correctMrzLine, inferLineKind, type MrzLineKind, type MrzLineResult } from './line.ts';
+export { correctMrzLine, inferLineKind, repairMrzFillers, type MrzLineKind, type MrzLineResult } from './line.ts';
 export { readIneMrz, ineGender, buildIneMrz, type IneMrzData, type IneMrzInput } from './ine.ts';
 export { buildTd1, buildTd3, mrzName, padMrz, transliterateForMrz, type Td1Input, type Td3Input } from './build.ts';

@@ -63,8 +63,9 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
 /**
  * Normalises (upper case, no blanks), then corrects one MRZ line.
  * @param kind the line's kind when known; inferred otherwise.
+ * @param options `correct: false` only normalises and checks (no character is changed).
  */
-export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult {
+export function correctMrzLine(input: string, kind?: MrzLineKind, options: { correct?: boolean } = {}): MrzLineResult {
   const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
@@ -78,11 +79,38 @@ export function correctMrzLine(input: string, kind?: MrzLineKind): MrzLineResult
       return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
     });
   const sub: LayoutDef = { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) };
-  const { lines: out, corrections } = correctMrz(lines, sub);
+  const { lines: out, corrections } = options.correct === false ? { lines, corrections: [] } : correctMrz(lines, sub);
   const corrected = out[idx]!;
   const checks = within(out).map((c) => {
     const loc = c.locate(out);
     return { name: c.name, valid: passes(out, loc) };
   });
   return { kind: k, line: corrected, corrections, checks };
+}
+
+/**
+ * Repairs the fillers of one OCR-read row before correction: engines read `<` as `K`, `X`, `C`,
+ * `L` or `E` inside filler runs, and drop or add a filler or two. Letters from that set touching
+ * a `<` on their right (or ending the row) after a `<`, and runs of two or more between fillers,
+ * become `<`; then a row within 2 characters of an MRZ length (30, 36, 44) is padded or trimmed
+ * on its filler side. Letters of names are left alone unless they sit in a filler run, so a
+ * genuine `<K<` inside a name can be lost: apply only to rows that fail their checks, or accept
+ * the rare name error.
+ */
+export function repairMrzFillers(raw: string): string {
+  let s = normalizeMrzText(raw);
+  for (let k = 0; k < 3; k++) s = s.replace(/<[KXCLE]+(?=<|$)/g, (m) => '<'.repeat(m.length)).replace(/(^|<)[KXCLE]{2,}</g, (m) => m.replace(/[KXCLE]/g, '<'));
+  for (const len of [30, 36, 44]) {
+    const d = len - s.length;
+    if (d !== 0 && Math.abs(d) <= 2) {
+      if (d > 0 && s.endsWith('<')) s += '<'.repeat(d);
+      else if (d < 0 && s.endsWith('<'.repeat(-d + 1))) s = s.slice(0, len);
+      else if (d > 0) {
+        const m = /<{2,}/.exec(s);
+        if (m) s = s.slice(0, m.index) + '<'.repeat(d) + s.slice(m.index);
+      }
+      break;
+    }
+  }
+  return s;
 }

@@ -80,8 +80,15 @@ export const CREDIT_COSTS = {
 
 /** Billing period of an instant: `YYYY-MM` in UTC (monthly credits reset on the 1st, UTC). */
 export function billingPeriod(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 7);
+  // Called on every response: reuse the answer while the instant stays within the same UTC minute.
+  const minute = Math.floor(epochMs / 60_000);
+  if (minute !== periodCache.minute) {
+    periodCache.minute = minute;
+    periodCache.period = new Date(epochMs).toISOString().slice(0, 7);
+  }
+  return periodCache.period;
 }
+const periodCache = { minute: Number.NaN, period: '' };
 
 /** Unix seconds of the next monthly reset (00:00 UTC on the 1st of the next month). */
 export function nextResetUnix(epochMs: number): number {

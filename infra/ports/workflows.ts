@@ -19,9 +19,14 @@ export interface Clock {
 }
 
 export type WorkflowEffect =
-  /** Run the named activity (a side effect) with `input`; its outcome comes back as an input. */
-  | { type: 'activity'; id: string; name: string; input: unknown }
-  /** Fire `timer.fired` with this id at `at` (epoch ms, per the engine's clock). */
+  /**
+   * Run the named activity (a side effect) with `input`; its outcome comes back as an input.
+   * `id` is unique within the workflow. `concurrency` bounds how many activities sharing `key` run at
+   * once across all workflows (e.g. one webhook endpoint), so one slow resource cannot hold up others;
+   * a Temporal engine maps it to a per-key task queue or a semaphore activity.
+   */
+  | { type: 'activity'; id: string; name: string; input: unknown; concurrency?: { key: string; limit: number } }
+  /** Fire `timer.fired` with this id at `at` (epoch ms, per the engine's clock). Re-using an id replaces the timer. */
   | { type: 'timer'; id: string; at: number };
 
 export type WorkflowInput =

@@ -1,7 +1,8 @@
 import type { RecordedEvent, SubscribeToAllOptions, Subscription } from '../ports/event-store.ts';
 
 /**
- * A catch-up subscription built on `readAll`: pages through the log from `fromPosition`, then polls
+ * A catch-up subscription built on `readAll` (with the type filter pushed down to the store): pages
+ * through the log from `fromPosition`, then polls
  * every `pollMs` and whenever `wake()` is called (an append in this process). Used by adapters whose
  * engine has no push notification across processes (SQLite), so events appended by another process
  * (the operator CLI) arrive within `pollMs`.
@@ -27,12 +28,18 @@ export function pollingSubscription(
       again = false;
       for (;;) {
         if (stopped) return;
-        const events = await readAll(position, batchSize, undefined);
-        if (events.length === 0) break;
-        const wanted = options.types ? events.filter((e) => options.types!.includes(e.type)) : events;
-        if (wanted.length > 0) await options.onEvents(wanted);
-        position = events[events.length - 1]!.globalPosition;
-        if (events.length < batchSize) break;
+        // The head is read before the query: every matching event up to it is in the answer, so when the
+        // answer is short the position may jump to the head past events of other types.
+        const head = await headPosition();
+        const events = await readAll(position, batchSize, options.types);
+        if (events.length > 0) {
+          await options.onEvents(events);
+          position = events[events.length - 1]!.globalPosition;
+        }
+        if (events.length < batchSize) {
+          position = Math.max(position, head);
+          break;
+        }
       }
     } while (again && !stopped);
   };
@@ -71,7 +78,17 @@ export function pollingSubscription(
       });
   };
 
-  const unregister = register(tick);
+  // Appends in the same turn of the event loop wake the subscription once.
+  let wakeScheduled = false;
+  const wake = (): void => {
+    if (wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      tick();
+    });
+  };
+  const unregister = register(wake);
   const schedule = (): void => {
     if (stopped) return;
     timer = setTimeout(() => {

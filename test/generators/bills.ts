@@ -143,13 +143,14 @@ export function billSvg(rng: Rng, b: Bill, person: Person): { svg: string } {
   }
   const addr = [a.streetAndNumber, a.colony, `C.P. ${a.zipCode}`, `${a.city}, ${a.state}`];
   // Customer block
-  const cx = (b.layout === 'A' ? 40 : 600) + j();
+  const cx = (b.layout === 'A' ? 40 : 540) + j();
   let cy = (b.layout === 'A' ? 180 : 200) + j();
   s += lab(cx, cy, st.labels.name);
-  s += val(cx, cy + 30, f.name, 22);
+  s += val(cx, cy + 30, f.name, b.layout === 'A' ? 22 : 20);
   addr.forEach((l, i) => (s += text(cx, cy + 62 + i * 28, l, { size: 19 })));
   cy += 62 + addr.length * 28 + 10;
-  s += lab(cx, cy, st.labels.phone) + val(cx + (b.layout === 'A' ? 130 : 60), cy, b.printed.phone!, 19);
+  // Value after the label: DejaVu Sans 17 px advances ~11.5 px per character (bold).
+  s += lab(cx, cy, st.labels.phone) + val(cx + Math.round((st.labels.phone.length + 1) * 11.5) + 12, cy, b.printed.phone!, 19);
   // Total box
   const tx = (b.layout === 'A' ? 640 : 40) + j();
   const ty = (b.layout === 'A' ? 170 : 200) + j();

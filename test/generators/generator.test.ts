@@ -118,6 +118,16 @@ describe('synthetic bills', () => {
   }
 });
 
+describe('fonts', () => {
+  const render = (family: string) =>
+    sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="400" height="60"><rect width="400" height="60" fill="#fff"/><text x="5" y="40" font-family="${family}" font-size="32">IDMEX1&lt;&lt;08B</text></svg>`)).raw().toBuffer();
+  it('renders the MRZ in OCR-B (Debian fonts-ocr-b), not a fallback font', async () => {
+    const [ocrb, fallback] = await Promise.all([render('OCR B'), render('No Such Font Family')]);
+    if (ocrb.equals(fallback)) console.warn('OCR-B is not installed (apt-get install -y fonts-ocr-b): generated MRZs use a fallback font');
+    expect(ocrb.equals(fallback), 'OCR-B missing: install Debian fonts-ocr-b').toBe(false);
+  });
+});
+
 describe('building blocks', () => {
   it('ITF bar code: start, 5 bars per digit pair, stop; rejects non-digits', () => {
     const { svg } = itfSvg('1234', 0, 0, 10);

@@ -11,6 +11,7 @@ import {
   validateCurp,
   dayNumber,
   CurpGenerationError,
+  compareCurpWithPerson,
   type CurpPersonData,
 } from '../../domain/curp/index.ts';
 
@@ -353,5 +354,27 @@ describe('generation agrees with validation on random people', () => {
       expect(v.components!.birth_date).toBe(p.fechaNacimiento);
       expect(v.components!.clave_entidad).toBe(p.entidad);
     }
+  });
+});
+
+describe('compareCurpWithPerson', () => {
+  it('agrees with the data a CURP was generated from, for every worked example', () => {
+    WORKED.forEach((w, i) => {
+      const r = compareCurpWithPerson(WORKED_FULL[i]!, w.person);
+      expect(r, w.rule).toEqual({ consistent: true, mismatches: [], unchecked: [] });
+    });
+  });
+  it('names each part that disagrees, and what it could not check', () => {
+    const c = 'HEGG560427MVZRRL04';
+    expect(compareCurpWithPerson(c, { nombres: 'Gloria', primerApellido: 'Hernández', segundoApellido: 'García', fechaNacimiento: '1956-04-27', sexo: 'M', entidad: '30' }).consistent).toBe(true);
+    expect(compareCurpWithPerson(c, { nombres: 'Gladys', primerApellido: 'Hernández', segundoApellido: 'García' }).mismatches).toEqual([]); // same initials and consonants
+    expect(compareCurpWithPerson(c, { nombres: 'Laura', primerApellido: 'Hernández', segundoApellido: 'García' }).mismatches).toEqual(['name_initials', 'internal_consonants']);
+    expect(compareCurpWithPerson(c, { fechaNacimiento: '2056-04-27' }).mismatches).toEqual(['birth_date']); // century from the homonym digit
+    expect(compareCurpWithPerson(c, { fechaNacimiento: '1956-04-28', sexo: 'H', entidad: 'JC' })).toEqual({
+      consistent: false,
+      mismatches: ['birth_date', 'sex', 'state'],
+      unchecked: ['name_initials', 'internal_consonants'],
+    });
+    expect(compareCurpWithPerson('HEGG', {}).consistent).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  buildIneMrz, buildTd3, computeCheckDigit, normalizeMrzText, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
+  buildIneMrz, buildTd3, computeCheckDigit, normalizeMrzText, repairMrzFillers, correctMrzLine, inferLineKind, ineGender, isCheckDigitValid, parseMrz, readIneMrz, transliterateForMrz,
 } from '../../domain/mrz/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -198,6 +198,12 @@ describe('single lines', () => {
     const r = correctMrzLine('1101912009242GEDE0N<<MBALA<9409101M6');
     expect(r.line).toBe('1101912009242GEDEON<<MBALA<9409101M6');
     expect(correctMrzLine('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000').line).toBe('IDFRADURAND<<<<<<<<<<<<<<<<<<<<75000');
+  });
+  it('repairs fillers read as letters and restores the row length', () => {
+    expect(repairMrzFillers('P<USATRAVELER<<MR<<<<<KKK<<<<<<<')).toBe('P<USATRAVELER<<MR<<<<<<<<<<<<<');
+    expect(repairMrzFillers('8805049F2309095IRL<<<<<<<<<9')).toBe('8805049F2309095IRL<<<<<<<<<<<9');
+    expect(repairMrzFillers('SMITH<<JOHN<ALBERT<<<<<<<<<<<<<<')).toBe('SMITH<<JOHN<ALBERT<<<<<<<<<<<<');
+    expect(repairMrzFillers('KOWALSKI<<JAN<IWAN<<<<<<<<<<<<')).toBe('KOWALSKI<<JAN<IWAN<<<<<<<<<<<<');
   });
   it('reports TD1 line 2 date checks only (the composite spans lines)', () => {
     const r = correctMrzLine('88O5O49F23O9O95IRL<<<<<<<<<<<9');

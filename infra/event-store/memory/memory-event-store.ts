@@ -74,7 +74,7 @@ export class MemoryEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     return pollingSubscription(
-      (from, max) => this.readAll({ fromPosition: from, maxCount: max }),
+      (from, max, types) => this.readAll({ fromPosition: from, maxCount: max, types }),
       () => this.headPosition(),
       options,
       (wake) => {

@@ -46,6 +46,8 @@ const toRecorded = (r: Row): RecordedEvent => ({
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly wakers = new Set<() => void>();
+  /** Prepared type-filtered reads, one per number of types. */
+  private readonly typed = new Map<string, Database.Statement<unknown[], Row>>();
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
@@ -68,6 +70,7 @@ export class SqliteEventStore implements EventStore {
         recorded_at TEXT NOT NULL,
         UNIQUE (stream_name, stream_revision)
       );
+      CREATE INDEX IF NOT EXISTS events_type_position ON events (type, global_position);
     `);
     this.stmts = {
       current: this.db.prepare<[string], { rev: number | null }>('SELECT MAX(stream_revision) AS rev FROM events WHERE stream_name = ?'),
@@ -137,16 +140,18 @@ export class SqliteEventStore implements EventStore {
 
   private readAllSync(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
     if (!types || types.length === 0) return this.stmts.readAll.all(from, max).map(toRecorded);
-    const placeholders = types.map(() => '?').join(',');
-    const rows = this.db
-      .prepare<unknown[], Row>(`SELECT * FROM events WHERE global_position > ? AND type IN (${placeholders}) ORDER BY global_position LIMIT ?`)
-      .all(from, ...types, max);
-    return rows.map(toRecorded);
+    const sql = `SELECT * FROM events WHERE global_position > ? AND type IN (${types.map(() => '?').join(',')}) ORDER BY global_position LIMIT ?`;
+    let st = this.typed.get(sql);
+    if (!st) {
+      st = this.db.prepare<unknown[], Row>(sql);
+      this.typed.set(sql, st);
+    }
+    return st.all(from, ...types, max).map(toRecorded);
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     return pollingSubscription(
-      async (from, max) => this.readAllSync(from, max),
+      async (from, max, types) => this.readAllSync(from, max, types),
       () => this.headPosition(),
       options,
       (wake) => {

@@ -35,9 +35,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly mutex: Mutex;
   private readonly declared: Set<string>;
+  private readonly statements: Map<string, Database.Statement>;
   private readonly inTx: boolean;
 
-  constructor(file: string | { db: Database.Database; mutex: Mutex; declared: Set<string> }) {
+  constructor(file: string | { db: Database.Database; mutex: Mutex; declared: Set<string>; statements: Map<string, Database.Statement> }) {
     if (typeof file === 'string') {
       if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
@@ -47,13 +48,26 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
       this.mutex = new Mutex();
       this.declared = new Set();
+      this.statements = new Map();
       this.inTx = false;
     } else {
       this.db = file.db;
       this.mutex = file.mutex;
       this.declared = file.declared;
+      this.statements = file.statements;
       this.inTx = true;
     }
+  }
+
+  /** Prepared statements are cached by SQL text (filters of the same shape share one). */
+  private prep<P extends unknown[] = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
+    let st = this.statements.get(sql);
+    if (!st) {
+      if (this.statements.size > 1000) this.statements.clear();
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st as Database.Statement<P, R>;
   }
 
   private write<R>(fn: () => R): Promise<R> {
@@ -72,11 +86,11 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       this.declared.add(name);
     }
-    const db = this.db;
+    const prep = <P extends unknown[], R>(sql: string) => this.prep<P, R>(sql);
     const write = <R>(fn: () => R) => this.write(fn);
-    const get = db.prepare<[string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ?`);
-    const put = db.prepare(`INSERT INTO ${table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`);
-    const del = db.prepare(`DELETE FROM ${table} WHERE id = ?`);
+    const get = prep<[string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ?`);
+    const put = prep<[string, string], unknown>(`INSERT INTO ${table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`);
+    const del = prep<[string], unknown>(`DELETE FROM ${table} WHERE id = ?`);
     return {
       async get(id) {
         const row = get.get(id);
@@ -91,21 +105,20 @@ export class SqliteReadModelStore implements ReadModelStore {
         if (options?.limit !== undefined) sql += ` LIMIT ${Math.max(0, Math.floor(options.limit))}`;
         else if (options?.offset) sql += ' LIMIT -1';
         if (options?.offset) sql += ` OFFSET ${Math.max(0, Math.floor(options.offset))}`;
-        return db
-          .prepare<unknown[], { doc: string }>(sql)
+        return prep<unknown[], { doc: string }>(sql)
           .all(...params)
           .map((r) => JSON.parse(r.doc) as T);
       },
       async count(filter?: Filter) {
         const params: unknown[] = [];
         const where = compileFilter(filter, dialect, params);
-        return db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
+        return prep<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
       },
       deleteMany: (filter?: Filter) =>
         write(() => {
           const params: unknown[] = [];
           const where = compileFilter(filter, dialect, params);
-          return db.prepare(`DELETE FROM ${table} WHERE ${where}`).run(...params).changes;
+          return prep<unknown[], unknown>(`DELETE FROM ${table} WHERE ${where}`).run(...params).changes;
         }),
     };
   }
@@ -113,29 +126,30 @@ export class SqliteReadModelStore implements ReadModelStore {
   async transaction<R>(fn: (tx: ReadModelStore) => Promise<R>): Promise<R> {
     if (this.inTx) return fn(this);
     return this.mutex.run(async () => {
-      const tx = new SqliteReadModelStore({ db: this.db, mutex: this.mutex, declared: this.declared });
-      this.db.exec('BEGIN IMMEDIATE');
+      const tx = new SqliteReadModelStore({ db: this.db, mutex: this.mutex, declared: this.declared, statements: this.statements });
+      this.prep('BEGIN IMMEDIATE').run();
       try {
         const result = await fn(tx);
-        this.db.exec('COMMIT');
+        this.prep('COMMIT').run();
         return result;
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) this.prep('ROLLBACK').run();
         throw error;
       }
     });
   }
 
   async getCheckpoint(projection: string): Promise<number> {
-    const row = this.db.prepare<[string], { position: number }>('SELECT position FROM rm_checkpoints WHERE name = ?').get(projection);
+    const row = this.prep<[string], { position: number }>('SELECT position FROM rm_checkpoints WHERE name = ?').get(projection);
     return row?.position ?? 0;
   }
 
   setCheckpoint(projection: string, position: number): Promise<void> {
     return this.write(() => {
-      this.db
-        .prepare('INSERT INTO rm_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position')
-        .run(projection, position);
+      this.prep('INSERT INTO rm_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position').run(
+        projection,
+        position,
+      );
     });
   }
 
@@ -146,6 +160,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
         this.db.exec(`DELETE FROM ${table}`);
       }
+      // Tables may have been recreated; statements prepared against them are dropped.
+      this.statements.clear();
     });
   }
 

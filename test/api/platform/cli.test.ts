@@ -68,7 +68,7 @@ describe('operator CLI against a running server', () => {
     const { tenantId, key } = await s.tenantWithKey('pro');
     await s.fetch('/v1/credits/balance', { key });
     await s.fetch('/v1/api-keys', { key });
-    await new Promise((r) => setTimeout(r, 100));
+    await s.ctx.usage.flush();
     await s.ctx.projections.catchUp();
     const before = await (await s.ctx.readModels.collection('usage_events')).count();
     const keysBefore = await (await s.ctx.readModels.collection('api_keys')).count();

@@ -225,7 +225,7 @@ describe('usage events', () => {
     const { tenantId, key } = await s.tenantWithKey('pro');
     await s.fetch('/v1/test/priced', { method: 'POST', key, headers: { 'user-agent': 'usage-test/1.0', 'content-type': 'application/json' }, body: '{"a":1}' });
     await s.fetch('/v1/test/fails', { method: 'POST', key });
-    await new Promise((r) => setTimeout(r, 50));
+    await s.ctx.usage.flush();
     await s.ctx.projections.catchUp();
     const usage = await usageEventsCollection(s.ctx.readModels);
     const rows = await usage.find({ tenant_id: tenantId }, { sort: [{ field: 'created_at', order: 'asc' }] });

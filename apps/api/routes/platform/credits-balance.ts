@@ -36,7 +36,7 @@ export function registerCreditsBalance(app: ApiApp, ctx: AppContext): void {
       const auth = request.auth!;
       const plan = PLANS[auth.tenant.plan];
       const now = ctx.clock.now();
-      const state = await ctx.credits.state(auth.tenantId);
+      const state = await ctx.credits.snapshot(auth.tenantId);
       const available = availableCredits(state, plan.monthlyCredits, now);
       const remaining = monthlyRemaining(state, plan.monthlyCredits, now);
       const period = billingPeriod(now);

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { enrollFace, parseMetadata, validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
+import type { ApiApp } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
+import { faceMatchingDeps, field, imageErrorResponses, imageOf, livenessOf, numberField, readFaceForm, run, seconds, templateOf } from './common.ts';
+
+export const EnrollResponse = z.object({
+  success: z.literal(true),
+  embeddingId: z.string().describe('Id of the new embedding (`id` in listings and matches).').meta({ example: 'emb_3f1c9a0e5b7d4c2a9e8f1b2c3d4e5f60' }),
+  subjectId: z.string().describe('The `subject_id` it was enrolled under.').meta({ example: 'user-8841' }),
+  embeddingDimension: z.literal(512).describe('Always 512 (the fused template; see docs/face-matching.md).'),
+  processing_time: z.number().describe('Seconds.').meta({ example: 0.84 }),
+  qualityScore: z.number().nullable().describe('Quality stored with the embedding: the client\'s `quality_score`, else the measured face quality (0-1).'),
+  livenessScore: z.number().describe('Liveness stored with the embedding: the client\'s `liveness_score`, else computed.'),
+  livenessScoreSource: z.enum(['client', 'computed']).describe('`computed` when no `liveness_score` was sent and the service ran its liveness check (face group\'s anti-spoofing score).'),
+});
+
+/**
+ * `POST /v1/face-matching/enroll` (2 credits): multipart `image` (one face), `subject_id`, optional
+ * `quality_score`, `liveness_score` (computed when absent, and said so), `enrollment_source`, `metadata`
+ * (a JSON object string). Appends `FaceEmbeddingEnrolled`; the embedding is searchable on return.
+ */
+export function registerFaceMatchingEnroll(app: ApiApp, ctx: AppContext): void {
+  app.route({
+    method: 'POST',
+    url: '/v1/face-matching/enroll',
+    config: { auth: { permission: 'write' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'structured' },
+    schema: {
+      tags: ['face-matching'],
+      summary: 'Enroll a face embedding under a subject',
+      description:
+        'multipart/form-data: `image` file (required; JPG, PNG or WebP, at most 5 MB, exactly one face), `subject_id` (required, 1-256 characters, ' +
+        'unique only within your account), `quality_score` and `liveness_score` (optional numbers 0-1; liveness is computed when absent), ' +
+        '`enrollment_source` (optional text), `metadata` (optional JSON object string, at most 16 KiB).',
+      consumes: ['multipart/form-data'],
+      response: { 200: EnrollResponse, ...imageErrorResponses },
+    },
+    handler: async (request) => {
+      const start = performance.now();
+      const form = await readFaceForm(request);
+      const image = imageOf(form);
+      const deps = faceMatchingDeps(ctx);
+      const subjectId = field(form, 'subject_id') ?? '';
+      const qualityScore = numberField(form, 'quality_score', { min: 0, max: 1 });
+      const clientLiveness = numberField(form, 'liveness_score', { min: 0, max: 1 });
+      const metadata = await run(async () => parseMetadata(field(form, 'metadata')));
+      const source = field(form, 'enrollment_source');
+      // Validate the cheap fields before running inference.
+      await run(async () => validateSubjectId(subjectId));
+      const { template, quality } = await templateOf(ctx, image);
+      const liveness = clientLiveness ?? (await livenessOf(ctx, image));
+      const result = await run(() =>
+        enrollFace(deps, {
+          tenantId: request.auth!.tenantId,
+          subjectId,
+          template,
+          qualityScore: qualityScore ?? quality,
+          livenessScore: liveness,
+          livenessComputed: clientLiveness === undefined,
+          enrollmentSource: source ?? null,
+          metadata,
+          requestId: request.id,
+        }),
+      );
+      return {
+        success: true as const,
+        embeddingId: result.embeddingId,
+        subjectId: result.subjectId,
+        embeddingDimension: 512 as const,
+        processing_time: seconds(start),
+        qualityScore: qualityScore ?? quality,
+        livenessScore: liveness,
+        livenessScoreSource: clientLiveness === undefined ? ('computed' as const) : ('client' as const),
+      };
+    },
+  });
+}

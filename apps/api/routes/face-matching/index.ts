@@ -1,0 +1,14 @@
+import type { ApiApp } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
+import { registerFaceMatchingEmbeddings } from './embeddings.ts';
+import { registerFaceMatchingEnroll } from './enroll.ts';
+import { registerFaceMatchingSearch } from './search.ts';
+import { registerFaceMatchingVerify } from './verify.ts';
+
+/** Face matching (`/v1/face-matching`): enroll, search (1:N), verify (1:1), list and delete embeddings. */
+export function registerFaceMatchingRoutes(app: ApiApp, ctx: AppContext): void {
+  registerFaceMatchingEnroll(app, ctx);
+  registerFaceMatchingSearch(app, ctx);
+  registerFaceMatchingVerify(app, ctx);
+  registerFaceMatchingEmbeddings(app, ctx);
+}

@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import type { ApiApp } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
+import { dayNumber } from '../../../../domain/curp/index.ts';
+import { lookupFingerprint, validateGetCurpRequest } from '../../../../domain/registry/index.ts';
+import { RegistryUnavailableError, type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
+import { GetCurpBody, GetCurpResponse, RegistryError, lookupErrorResponses } from './schemas.ts';
+import { recordLookup, registryError, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
+import type { RegistryDeps } from './index.ts';
+
+const OPERATION = 'renapo.get-curp' as const;
+
+/**
+ * `POST /v1/mex/renapo/get-curp` (spec: Government registry lookups): the CURP of a person from RENAPO,
+ * through the configured provider. 5 credits on 2xx. 400 MISSING_PARAMETER / INVALID_PARAMETER,
+ * 404 NOT_FOUND (nobody with these data; not charged), 402 insufficient credits, 503 SERVICE_UNAVAILABLE.
+ */
+export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps): void {
+  const inputs = new WeakMap<FastifyRequest, CurpLookupRequest>();
+  app.route({
+    method: 'POST',
+    url: '/v1/mex/renapo/get-curp',
+    config: { auth: { permission: 'read' }, billing: { cost: 5 }, rateClass: 'standard', errorShape: 'registry' },
+    schema: {
+      tags: ['mex'],
+      summary: 'Get the CURP of a person from RENAPO',
+      description:
+        'Looks the person up in RENAPO through a certified provider. Costs 5 credits (2xx only). Errors use the registry shape ' +
+        '`{success:false, status:"ERROR", type, message}`: 400 `MISSING_PARAMETER` (message names it) or `INVALID_PARAMETER`; ' +
+        '404 `NOT_FOUND`; 402 `{success:false, error:"Insufficient credits", credits_required, credits_available}`; ' +
+        '503 `SERVICE_UNAVAILABLE` with `error_code` and `details.service`/`details.error_message`.',
+      body: GetCurpBody,
+      response: { 200: GetCurpResponse, ...lookupErrorResponses, 404: RegistryError },
+    },
+    // The spec's own validation (MISSING_PARAMETER/INVALID_PARAMETER) runs in preValidation, before credits are reserved.
+    validatorCompiler: () => (data) => ({ value: data }),
+    preValidation: async (request) => {
+      const v = validateGetCurpRequest(request.body, dayNumber(new Date(ctx.clock.now())));
+      if (!v.ok) {
+        await recordLookup(ctx, request, {
+          operation: OPERATION, fingerprint: null, outcome: 'rejected', provider: deps.provider.name, sandbox: deps.provider.sandbox,
+          provider_latency_ms: null, http_status: 400, reason: v.error.type, parameter: v.error.parameter,
+        });
+        throw requestError(v.error);
+      }
+      inputs.set(request, v.value);
+    },
+    handler: async (request) => {
+      const input = inputs.get(request)!;
+      const fingerprint = lookupFingerprint(deps.fingerprintKey, OPERATION, input);
+      const base = { operation: OPERATION, fingerprint, provider: deps.provider.name, sandbox: deps.provider.sandbox };
+      const t0 = performance.now();
+      let result;
+      try {
+        result = await deps.provider.getCurp(input, { requestId: request.id });
+      } catch (e) {
+        if (!(e instanceof RegistryUnavailableError)) throw e;
+        await recordLookup(ctx, request, { ...base, outcome: 'provider_unavailable', provider_latency_ms: Math.round(performance.now() - t0), http_status: 503, reason: e.reason });
+        throw serviceUnavailable('renapo', e);
+      }
+      const latency = Math.round((performance.now() - t0) * 100) / 100;
+      if (!result.found) {
+        await recordLookup(ctx, request, { ...base, outcome: 'not_found', provider_latency_ms: latency, http_status: 404 });
+        throw registryError('NOT_FOUND', result.message || 'No record found in RENAPO for these data.');
+      }
+      await recordLookup(ctx, request, { ...base, outcome: 'found', provider_latency_ms: latency, http_status: 200, registry_status: result.record.estatus });
+      return {
+        success: true as const,
+        status: 'OK' as const,
+        data: result.record,
+        processing_time: secondsSince(request.edge.startedAt),
+        ...(deps.provider.sandbox ? { sandbox: true as const } : {}),
+      };
+    },
+  });
+}

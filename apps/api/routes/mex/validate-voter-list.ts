@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import type { ApiApp } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
+import { lookupFingerprint, validateVoterListRequest } from '../../../../domain/registry/index.ts';
+import { RegistryUnavailableError, type VoterLookupRequest } from '../../../../infra/ports/registry-provider.ts';
+import { VoterListBody, VoterListResponse, lookupErrorResponses } from './schemas.ts';
+import { recordLookup, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
+import type { RegistryDeps } from './index.ts';
+
+const OPERATION = 'ine.validate-voter-list' as const;
+
+/**
+ * `POST /v1/mex/ine/validate-voter-list` (spec: Government registry lookups): whether a voter credential
+ * is in INE's voter list and current. 15 credits on 2xx. A credential not found or invalidated is an
+ * HTTP 200 with `data` = `{valid:false, cic, message}`. 400 MISSING_PARAMETER / INVALID_PARAMETER,
+ * 402 insufficient credits, 503 SERVICE_UNAVAILABLE.
+ */
+export function registerValidateVoterList(app: ApiApp, ctx: AppContext, deps: RegistryDeps): void {
+  const inputs = new WeakMap<FastifyRequest, VoterLookupRequest>();
+  app.route({
+    method: 'POST',
+    url: '/v1/mex/ine/validate-voter-list',
+    config: { auth: { permission: 'read' }, billing: { cost: 15 }, rateClass: 'standard', errorShape: 'registry' },
+    schema: {
+      tags: ['mex'],
+      summary: "Validate a voter credential against INE's voter list",
+      description:
+        'Checks the credential in the voter list through a certified provider. Costs 15 credits (2xx only, including the 200 ' +
+        '`valid:false` answer). Errors use the registry shape: 400 `MISSING_PARAMETER` / `INVALID_PARAMETER` (`cic` and ' +
+        '`identificadorCiudadano` 9 digits, `ocr` 13 digits), 402 insufficient credits, 503 `SERVICE_UNAVAILABLE`.',
+      body: VoterListBody,
+      response: { 200: VoterListResponse, ...lookupErrorResponses },
+    },
+    validatorCompiler: () => (data) => ({ value: data }),
+    preValidation: async (request) => {
+      const v = validateVoterListRequest(request.body);
+      if (!v.ok) {
+        await recordLookup(ctx, request, {
+          operation: OPERATION, fingerprint: null, outcome: 'rejected', provider: deps.provider.name, sandbox: deps.provider.sandbox,
+          provider_latency_ms: null, http_status: 400, reason: v.error.type, parameter: v.error.parameter,
+        });
+        throw requestError(v.error);
+      }
+      inputs.set(request, v.value);
+    },
+    handler: async (request) => {
+      const input = inputs.get(request)!;
+      const fingerprint = lookupFingerprint(deps.fingerprintKey, OPERATION, input);
+      const base = { operation: OPERATION, fingerprint, provider: deps.provider.name, sandbox: deps.provider.sandbox };
+      const t0 = performance.now();
+      let result;
+      try {
+        result = await deps.provider.validateVoter(input, { requestId: request.id });
+      } catch (e) {
+        if (!(e instanceof RegistryUnavailableError)) throw e;
+        await recordLookup(ctx, request, { ...base, outcome: 'provider_unavailable', provider_latency_ms: Math.round(performance.now() - t0), http_status: 503, reason: e.reason });
+        throw serviceUnavailable('ine', e);
+      }
+      const latency = Math.round((performance.now() - t0) * 100) / 100;
+      await recordLookup(ctx, request, {
+        ...base,
+        outcome: result.valid ? 'valid' : 'not_valid',
+        provider_latency_ms: latency,
+        http_status: 200,
+        ...(result.valid ? { registry_status: result.estatus } : {}),
+      });
+      return {
+        success: true as const,
+        status: 'OK' as const,
+        data: result,
+        processing_time: secondsSince(request.edge.startedAt),
+        ...(deps.provider.sandbox ? { sandbox: true as const } : {}),
+      };
+    },
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Edge overhead benchmark (issue 2): requests/s and p99 latency of an authenticated, rate-limited,
+ * billed, usage-recorded endpoint (`GET /v1/credits/balance`) against a bare Fastify route answering the
+ * same path, in the same run and process, on the same machine. The load comes from autocannon in a
+ * child process, so the load generator's own CPU is not charged to either server.
+ * Target: the full edge keeps >= 25% of bare throughput.
+ *
+ *   npm run bench:edge [-- --seconds 10 --connections 50]
+ */
+import Fastify from 'fastify';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { startTestServer } from '../test/helpers/server.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const duration = Number(values.seconds);
+const connections = Number(values.connections);
+const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const run = promisify(execFile);
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function autocannon(url: string, seconds: number, headers: Record<string, string>): Promise<Figures> {
+  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds)];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const r = JSON.parse(stdout);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function measure(url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  await autocannon(url, 2, headers); // warm-up
+  return autocannon(url, duration, headers);
+}
+
+const bare = Fastify({ logger: false });
+bare.get('/v1/credits/balance', async () => ({ success: true, data: { available_credits: 100 } }));
+await bare.listen({ port: 0, host: '127.0.0.1' });
+const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/v1/credits/balance`;
+
+const s = await startTestServer();
+const { tenantId, key } = await s.tenantWithKey('pro');
+await s.setLimits(tenantId, null, null);
+
+// Interleave the two measurements (bare, edge, bare, edge) so load from other processes hits both alike.
+const bareRuns: Figures[] = [];
+const edgeRuns: Figures[] = [];
+for (let i = 0; i < 2; i++) {
+  bareRuns.push(await measure(bareUrl));
+  edgeRuns.push(await measure(`${s.url}/v1/credits/balance`, { authorization: `Bearer ${key}` }));
+}
+await s.ctx.usage.flush();
+await s.ctx.projections.catchUp();
+const usageRows = await (await s.ctx.readModels.collection('usage_events')).count({ tenant_id: tenantId });
+
+const mean = (xs: Figures[], k: keyof Figures) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
+const bareRps = mean(bareRuns, 'rps');
+const edgeRps = mean(edgeRuns, 'rps');
+const ratio = edgeRps / bareRps;
+console.log(JSON.stringify({ duration_s: duration, connections, bare: bareRuns, edge: edgeRuns, usage_events_recorded: usageRows }, null, 2));
+console.log(
+  `\nbare Fastify: ${bareRps.toFixed(0)} req/s, p99 ${mean(bareRuns, 'p99').toFixed(0)} ms | full edge (auth + limits + billing headers + usage event + projection): ${edgeRps.toFixed(0)} req/s, p99 ${mean(edgeRuns, 'p99').toFixed(0)} ms | ratio ${(ratio * 100).toFixed(1)}% (target >= 25%) ${ratio >= 0.25 ? 'PASS' : 'FAIL'}`,
+);
+await bare.close();
+await s.close();

@@ -1,0 +1,66 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Server-side request forgery guard (pure part): which IP addresses a webhook may be delivered to.
+ *
+ * Only globally routable unicast addresses are allowed: ipaddr.js classifies every IANA special-purpose
+ * range (RFC 6890 registries: loopback 127/8 and ::1, RFC 1918 private, link-local 169.254/16 (the cloud
+ * metadata address 169.254.169.254) and fe80::/10, unique-local fc00::/7, carrier-grade NAT 100.64/10,
+ * unspecified, broadcast, multicast, reserved, benchmarking, 6to4/Teredo/NAT64 translations...) and
+ * anything not plain `unicast` is refused. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is judged as its IPv4.
+ * The operator may allow ranges with `WEBHOOK_ALLOW_CIDRS` (comma-separated CIDRs), e.g. for a receiver
+ * on the host's private network or loopback in tests.
+ */
+export interface AddressPolicy {
+  /** Null when `ip` may be contacted; otherwise the ipaddr.js range name that forbids it (e.g. `loopback`). */
+  check(ip: string): string | null;
+}
+
+type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** Parses `WEBHOOK_ALLOW_CIDRS` (comma-separated, e.g. `127.0.0.0/8,::1/128`); raises on a malformed entry. */
+export function parseAllowCidrs(text: string | undefined): Cidr[] {
+  if (!text) return [];
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((s) => {
+      try {
+        return ipaddr.parseCIDR(s) as Cidr;
+      } catch {
+        throw new Error(`WEBHOOK_ALLOW_CIDRS: not a CIDR: ${s}`);
+      }
+    });
+}
+
+function normalize(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  // Strip an IPv6 zone index (fe80::1%eth0) and URL brackets.
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return null;
+  const a = ipaddr.parse(bare);
+  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) return (a as ipaddr.IPv6).toIPv4Address();
+  return a;
+}
+
+/** The policy: public unicast, or inside one of `allow`. */
+export function createAddressPolicy(allow: readonly Cidr[] = []): AddressPolicy {
+  return {
+    check(ip) {
+      const a = normalize(ip);
+      if (!a) return 'invalid';
+      for (const [net, bits] of allow) {
+        if (net.kind() === a.kind() && a.match([net, bits] as never)) return null;
+      }
+      const range = a.range();
+      return range === 'unicast' ? null : range;
+    },
+  };
+}
+
+/** True when `host` (as in a URL, brackets allowed) is an IP literal rather than a name. */
+export function isIpLiteral(host: string): boolean {
+  // node:net's parser: ipaddr.isValid is slow on names (it tries every IPv4 notation via exceptions).
+  return isIP(host.replace(/^\[|\]$/g, '').replace(/%.*$/, '')) !== 0;
+}

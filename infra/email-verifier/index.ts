@@ -1,0 +1,81 @@
+/**
+ * Wires the e-mail verifier's adapters (DNS stub resolver, SMTP prober, Gravatar checker) from settings.
+ */
+import { createEmailVerifier, type EmailVerifier } from '../../domain/email/verify-email.ts';
+import { preloadEmailLists } from '../../domain/email/lists.ts';
+import { DnsMailResolver } from './dns-resolver.ts';
+import { SmtpRecipientProber } from './smtp-probe.ts';
+import { HttpGravatarChecker } from './gravatar.ts';
+
+export interface EmailVerifierSettings {
+  /** Recursive DNS servers (`ip`, `ip:port`, `[ipv6]:port`); empty = the system's resolv.conf. */
+  dnsServers: string[];
+  dnsTimeoutMs: number;
+  dnsAttempts: number;
+  dnsCacheSize: number;
+  dnsMaxTtlSeconds: number;
+  smtpHeloName: string;
+  smtpMailFrom: string;
+  smtpPort: number;
+  smtpConnectTimeoutMs: number;
+  smtpCommandTimeoutMs: number;
+  smtpTotalTimeoutMs: number;
+  smtpAllowPrivateAddresses: boolean;
+  smtpMaxSessionsPerHost: number;
+  gravatarEnabled: boolean;
+  gravatarBaseUrl: string;
+  gravatarTimeoutMs: number;
+  batchConcurrency: number;
+}
+
+export const defaultEmailVerifierSettings: EmailVerifierSettings = {
+  dnsServers: [],
+  dnsTimeoutMs: 1500,
+  dnsAttempts: 2,
+  dnsCacheSize: 10_000,
+  dnsMaxTtlSeconds: 3600,
+  smtpHeloName: 'localhost',
+  smtpMailFrom: 'verify@localhost',
+  smtpPort: 25,
+  smtpConnectTimeoutMs: 1500,
+  smtpCommandTimeoutMs: 1500,
+  smtpTotalTimeoutMs: 4500,
+  smtpAllowPrivateAddresses: false,
+  smtpMaxSessionsPerHost: 4,
+  gravatarEnabled: false,
+  gravatarBaseUrl: 'https://gravatar.com/avatar/',
+  gravatarTimeoutMs: 800,
+  batchConcurrency: 16,
+};
+
+export interface EmailVerifierBundle {
+  verifier: EmailVerifier;
+  resolver: DnsMailResolver;
+}
+
+/** Builds the verifier. @throws Error when a DNS server setting is not an IP address (with optional port). */
+export function buildEmailVerifier(partial: Partial<EmailVerifierSettings> = {}): EmailVerifierBundle {
+  const s = { ...defaultEmailVerifierSettings, ...partial };
+  preloadEmailLists();
+  const resolver = new DnsMailResolver({
+    servers: s.dnsServers,
+    timeoutMs: s.dnsTimeoutMs,
+    attempts: s.dnsAttempts,
+    cacheSize: s.dnsCacheSize,
+    maxTtlSeconds: s.dnsMaxTtlSeconds,
+  });
+  const smtp = new SmtpRecipientProber({
+    heloName: s.smtpHeloName,
+    mailFrom: s.smtpMailFrom,
+    port: s.smtpPort,
+    connectTimeoutMs: s.smtpConnectTimeoutMs,
+    commandTimeoutMs: s.smtpCommandTimeoutMs,
+    totalTimeoutMs: s.smtpTotalTimeoutMs,
+    allowPrivateAddresses: s.smtpAllowPrivateAddresses,
+    maxSessionsPerHost: s.smtpMaxSessionsPerHost,
+    resolveHost: (host) => resolver.resolveHostAddresses(host),
+  });
+  const gravatar = s.gravatarEnabled ? new HttpGravatarChecker({ baseUrl: s.gravatarBaseUrl, timeoutMs: s.gravatarTimeoutMs }) : undefined;
+  const verifier = createEmailVerifier({ resolver, smtp, gravatar, batchConcurrency: s.batchConcurrency });
+  return { verifier, resolver };
+}

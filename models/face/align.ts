@@ -1,0 +1,79 @@
+/**
+ * 5-point face alignment (ArcFace / InsightFace convention).
+ *
+ * The reference points are InsightFace's `arcface_dst` template for a 112x112 crop
+ * (insightface/utils/face_align.py): left eye, right eye, nose tip, left and right mouth corners, in
+ * the image's left-to-right order. A similarity transform (rotation, uniform scale, translation) fitted
+ * by least squares (Umeyama 1991, "Least-squares estimation of transformation parameters between two
+ * point patterns", without reflection) maps the crop onto the image; pixels are sampled bilinearly,
+ * outside the image they are black (as OpenCV's `warpAffine` default).
+ */
+import type { RgbImage } from './image.ts';
+
+/** A 2-D point in pixels. */
+export interface Point { x: number; y: number }
+
+/** ArcFace 112x112 template: [left eye, right eye, nose, mouth left, mouth right]. */
+export const ARCFACE_TEMPLATE_112: readonly Point[] = [
+  { x: 38.2946, y: 51.6963 },
+  { x: 73.5318, y: 51.5014 },
+  { x: 56.0252, y: 71.7366 },
+  { x: 41.5493, y: 92.3655 },
+  { x: 70.7299, y: 92.2041 },
+];
+
+/** Similarity transform x' = a*x - b*y + tx, y' = b*x + a*y + ty. */
+export interface Similarity { a: number; b: number; tx: number; ty: number }
+
+/** Least-squares similarity transform mapping `from[i]` onto `to[i]` (same length, at least 2 points). */
+export function fitSimilarity(from: readonly Point[], to: readonly Point[]): Similarity {
+  const n = from.length;
+  let fx = 0, fy = 0, tx = 0, ty = 0;
+  for (let i = 0; i < n; i++) { fx += from[i]!.x; fy += from[i]!.y; tx += to[i]!.x; ty += to[i]!.y; }
+  fx /= n; fy /= n; tx /= n; ty /= n;
+  let num1 = 0, num2 = 0, den = 0;
+  for (let i = 0; i < n; i++) {
+    const ux = from[i]!.x - fx, uy = from[i]!.y - fy;
+    const vx = to[i]!.x - tx, vy = to[i]!.y - ty;
+    num1 += ux * vx + uy * vy;
+    num2 += ux * vy - uy * vx;
+    den += ux * ux + uy * uy;
+  }
+  const a = den > 0 ? num1 / den : 1;
+  const b = den > 0 ? num2 / den : 0;
+  return { a, b, tx: tx - (a * fx - b * fy), ty: ty - (b * fx + a * fy) };
+}
+
+/**
+ * Warps the face into a `size`x`size` crop aligned on the ArcFace template scaled to `size`/112.
+ * @param landmarks5 the five points in image pixels (left eye, right eye, nose, mouth left, mouth right)
+ * @returns RGB float32 values 0-255, HWC, length size*size*3
+ */
+export function alignFace(img: RgbImage, landmarks5: readonly Point[], size = 224): Float32Array {
+  const scale = size / 112;
+  const dst = ARCFACE_TEMPLATE_112.map((p) => ({ x: p.x * scale, y: p.y * scale }));
+  // Map crop coordinates -> image coordinates directly (inverse warp).
+  const m = fitSimilarity(dst, landmarks5);
+  const out = new Float32Array(size * size * 3);
+  const { data, width, height } = img;
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const sx = m.a * x - m.b * y + m.tx;
+      const sy = m.b * x + m.a * y + m.ty;
+      const x0 = Math.floor(sx), y0 = Math.floor(sy);
+      const dx = sx - x0, dy = sy - y0;
+      const o = (y * size + x) * 3;
+      for (let c = 0; c < 3; c++) {
+        let v = 0;
+        for (let k = 0; k < 4; k++) {
+          const xx = x0 + (k & 1), yy = y0 + (k >> 1);
+          if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
+          const w = ((k & 1) ? dx : 1 - dx) * ((k >> 1) ? dy : 1 - dy);
+          v += w * data[(yy * width + xx) * 3 + c]!;
+        }
+        out[o + c] = v;
+      }
+    }
+  }
+  return out;
+}

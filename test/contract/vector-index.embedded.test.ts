@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EmbeddedVectorIndex } from '../../infra/vector-index/embedded/index.ts';
+import { InvalidVectorQueryError } from '../../infra/ports/vector-index.ts';
+import { randomUnit, rng, vectorIndexContract } from './vector-index.contract.ts';
+
+vectorIndexContract('embedded (usearch HNSW + SQLite)', async ({ dimensions }) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
+  // exactBelow small so the contract exercises the HNSW path, not only the exact one.
+  const make = () => new EmbeddedVectorIndex({ dir, dimensions, exactBelow: 64 });
+  const index = make();
+  const opened = [index];
+  return {
+    index,
+    reopen: async () => {
+      const i = make();
+      opened.push(i);
+      return i;
+    },
+    dispose: async () => {
+      for (const i of opened) await i.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('embedded vector index: storage', () => {
+  it('sees writes made through another handle on the same directory (the CLI replay case)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
+    const a = new EmbeddedVectorIndex({ dir, dimensions: 16, exactBelow: 4 });
+    const b = new EmbeddedVectorIndex({ dir, dimensions: 16, exactBelow: 4 });
+    try {
+      const rand = rng(11);
+      const vs = Array.from({ length: 20 }, (_, i) => ({ id: `v${i}`, vector: randomUnit(16, rand) }));
+      await a.upsert('t', vs);
+      expect((await b.search('t', vs[5]!.vector, { k: 1 }))[0]!.id).toBe('v5');
+      await b.delete('t', ['v5']);
+      expect((await a.search('t', vs[5]!.vector, { k: 20 })).map((m) => m.id)).not.toContain('v5');
+      await b.dropNamespace('t');
+      expect(await a.search('t', vs[6]!.vector, { k: 5 })).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes a graph snapshot on close and reuses it; a stale snapshot is rebuilt from the rows', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
+    try {
+      const rand = rng(12);
+      const vs = Array.from({ length: 300 }, (_, i) => ({ id: `v${i}`, vector: randomUnit(32, rand) }));
+      const a = new EmbeddedVectorIndex({ dir, dimensions: 32, exactBelow: 8 });
+      await a.upsert('tenant/ü', vs);
+      await a.close();
+      expect(readdirSync(path.join(dir, 'hnsw')).filter((f) => f.endsWith('.usearch'))).toHaveLength(1);
+      const b = new EmbeddedVectorIndex({ dir, dimensions: 32, exactBelow: 8 });
+      expect((await b.search('tenant/ü', vs[9]!.vector, { k: 1 }))[0]!.id).toBe('v9');
+      await b.delete('tenant/ü', ['v9']);
+      await b.close();
+      const c = new EmbeddedVectorIndex({ dir, dimensions: 32, exactBelow: 8 });
+      expect((await c.search('tenant/ü', vs[9]!.vector, { k: 300 })).map((m) => m.id)).not.toContain('v9');
+      await c.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to open a directory holding vectors of another dimension', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
+    try {
+      const a = new EmbeddedVectorIndex({ dir, dimensions: 8 });
+      await a.close();
+      expect(() => new EmbeddedVectorIndex({ dir, dimensions: 9 })).toThrow(InvalidVectorQueryError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
