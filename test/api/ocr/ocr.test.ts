@@ -19,7 +19,8 @@ let front: Buffer;
 let back: Buffer;
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // Cold workers load the models on their first job; on a busy machine that exceeds the default 60 s job timeout.
+  s = await startTestServer({ config: { JOB_TIMEOUT_MS: 200_000 } });
   ({ key, tenantId } = await s.tenantWithKey('enterprise'));
   front = await renderIneFront(SAMPLE_INE, { rotate: 6, jpeg: 70 });
   back = await renderIneBack(SAMPLE_INE, { rotate: -4, jpeg: 70 });
