@@ -3,7 +3,7 @@
  * pool and face models, enrolling the labelled single-face images of `../shared/data/faces` (or, when
  * absent, the face-api demo samples), then searching and verifying with them.
  *
- *   node --import tsx bench/face-matching.bench.ts [--concurrency 2] [--rounds 1]
+ *   node --import tsx bench/face-matching.bench.ts [--concurrency 2] [--max 70]
  *
  * Prints enrollments per second (inference included: `face.descriptor` per image; `liveness_score` is
  * sent so the liveness job does not run), and search/verify latency p50/p95 over HTTP.
@@ -42,7 +42,7 @@ const concurrency = Number(arg('concurrency', '2'));
 const s = await startTestServer({ config: { WORKER_THREADS: concurrency } });
 try {
   const { key } = await s.tenantWithKey('enterprise');
-  const imgs = images();
+  const imgs = images().slice(0, Number(arg('max', '1000')));
   const post = async (url: string, fields: Record<string, string | Buffer>) => {
     const f = new FormData();
     for (const [k, v] of Object.entries(fields)) {

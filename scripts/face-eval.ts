@@ -14,7 +14,29 @@ import { decodeImage } from '../models/face/image.ts';
 import { FaceImage, type DetectedFace } from '../models/face/engine.ts';
 import { loadTf } from '../models/face/tf.ts';
 import { cosineDistance, euclidean, fusedDistance, VERIFY_RULE } from '../domain/face/verify.ts';
-import { lumaCrop, measureQuality } from '../domain/face/quality.ts';
+import { lumaCrop, measureQuality, QUALITY_GRID, QUALITY_LIMITS } from '../domain/face/quality.ts';
+
+/** Separable Gaussian blur of a square grid (edges clamped), to simulate defocus on the face grid. */
+function gaussianBlur(g: Float32Array, n: number, sigma: number): Float32Array {
+  const r = Math.ceil(3 * sigma), k: number[] = [];
+  for (let i = -r; i <= r; i++) k.push(Math.exp(-(i * i) / (2 * sigma * sigma)));
+  const sum = k.reduce((a, b) => a + b, 0);
+  const pass = (src: Float32Array, horizontal: boolean) => {
+    const out = new Float32Array(src.length);
+    for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) {
+      let v = 0;
+      for (let i = -r; i <= r; i++) {
+        const xx = horizontal ? Math.min(n - 1, Math.max(0, x + i)) : x, yy = horizontal ? y : Math.min(n - 1, Math.max(0, y + i));
+        v += k[i + r]! * src[yy * n + xx]!;
+      }
+      out[y * n + x] = v / sum;
+    }
+    return out;
+  };
+  return pass(pass(g, true), false);
+}
+const sharpOk: number[] = [];
+const blurred: Record<number, number[]> = {};
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const dataDir = path.resolve(repoRoot, '../shared/data/faces');
@@ -70,7 +92,13 @@ for (const r of rows) {
     if (n > 0) { countKnown++; if (ssd.length === n) countExact++; }
     if (n !== 1 || !r.identity || !faces.length) continue;
     const f: DetectedFace = faces.reduce((a, b) => (b.box.w * b.box.h > a.box.w * a.box.h ? b : a));
-    const q = measureQuality(lumaCrop(fi.img.data, fi.img.width, fi.img.height, f.box), Math.min(f.box.w, f.box.h));
+    const grid = lumaCrop(fi.img.data, fi.img.width, fi.img.height, f.box);
+    const q = measureQuality(grid, Math.min(f.box.w, f.box.h));
+    sharpOk.push(q.sharpness);
+    for (const sigma of [1, 2, 3]) {
+      const bq = measureQuality(gaussianBlur(grid, QUALITY_GRID, sigma), Math.min(f.box.w, f.box.h));
+      (blurred[sigma] ??= []).push(bq.failures.includes('blurred') ? 1 : 0);
+    }
     const t1 = performance.now();
     const d128 = await fi.descriptor128(f);
     const d1024 = await fi.descriptor1024(f);
@@ -118,6 +146,9 @@ console.log(`backend ${tf.getBackend()}; images ${rows.length}; single-face labe
 console.log(`pairs: ${genuine.length} genuine + ${impostor.length} impostor`);
 console.log(`detection misses (images with >=1 face, ${withFace}): auto (tiny, then ssd) ${missesSsd} [${missed.join(', ')}], ssd alone ${missesSsdOnly}, tiny ${missesTiny} [${missedTiny.join(", ")}]; exact face count (ssd) ${countExact}/${countKnown}; false detections on ${noFaceImages} no-face image(s): ${falseDet}`);
 console.log(`quality gate rejections among used faces: ${recs.filter((r) => r.quality!.length).map((r) => `${r.path}:${r.quality!.join('+')}`).join(', ') || 'none'}`);
+sharpOk.sort((a, b) => a - b);
+console.log(`quality: sharpness (Laplacian variance, 112x112 luma) of the labelled faces min ${sharpOk[0]?.toFixed(1)} p5 ${pct(sharpOk, 0.05).toFixed(1)} median ${pct(sharpOk, 0.5).toFixed(1)}; limit ${QUALITY_LIMITS.minSharpness}; ` +
+  `the same faces Gaussian-blurred on the grid rejected as blurred: ${Object.entries(blurred).map(([sg, v]) => `sigma ${sg} px ${v.filter(Boolean).length}/${v.length}`).join(', ')}`);
 console.log(`timing per image: ssd detection+68 landmarks p50 ${pct(detMs, 0.5).toFixed(0)} ms; auto ${pct(autoMs, 0.5).toFixed(0)} ms; tiny ${pct(tinyMs, 0.5).toFixed(0)} ms; 128-d + 1024-d descriptors p50 ${pct(descMs, 0.5).toFixed(0)} ms`);
 metrics('face-api 128-d euclidean', (a, b) => euclidean(a.d128!, b.d128!), 0.6);
 metrics('faceres 1024-d aligned cosine', (a, b) => cosineDistance(a.d1024!, b.d1024!));

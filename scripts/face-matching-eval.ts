@@ -14,7 +14,7 @@
  *
  * Exits 0 with a message when the shared data is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTemplate, cosine, CALIBRATION, FUSION_WEIGHT_128, similarityFromCosine } from '../domain/face-matching/template.ts';
@@ -70,15 +70,18 @@ export function metrics(genuine: number[], impostor: number[]): Metrics {
   for (const g of genuine) for (const i of impostor) u += g > i ? 1 : g === i ? 0.5 : 0;
   const auc = u / (genuine.length * impostor.length);
   const thresholds = [...new Set([...genuine, ...impostor])].sort((a, b) => a - b);
-  let best = { gap: Infinity, eer: 1, t: 0 };
+  let best = { gap: Infinity, eer: 1, lo: 0, hi: 0 };
   let frrAtFar1 = 1;
   for (const t of thresholds) {
     const far = impostor.filter((s) => s >= t).length / impostor.length;
     const frr = genuine.filter((s) => s < t).length / genuine.length;
-    if (Math.abs(far - frr) < best.gap) best = { gap: Math.abs(far - frr), eer: (far + frr) / 2, t };
+    const gap = Math.abs(far - frr);
+    if (gap < best.gap - 1e-12) best = { gap, eer: (far + frr) / 2, lo: t, hi: t };
+    else if (Math.abs(gap - best.gap) <= 1e-12) best.hi = t;
     if (far <= 0.01 && frr < frrAtFar1) frrAtFar1 = frr;
   }
-  return { auc, eer: best.eer, eerThreshold: best.t, frrAtFar1 };
+  // Several thresholds can tie (separable data): take the middle of the tied range.
+  return { auc, eer: best.eer, eerThreshold: (best.lo + best.hi) / 2, frrAtFar1 };
 }
 
 /** Class-balanced logistic regression p(genuine | c) = sigmoid(a c + b), by Newton's method. */
@@ -129,9 +132,13 @@ async function main(): Promise<void> {
   const items = rows
     .filter((r) => r[col('identity')] && r[col('faces_in_image')] === '1' && !r[col('duplicate_of')])
     .map((r) => ({ path: r[col('path')]!, identity: r[col('identity')]! }));
-  const described: Array<{ path: string; identity: string; d128: number[]; d1024: number[] }> = [];
-  const misses: Array<{ path: string; reason: string }> = [];
-  for (const it of items) {
+  let described: Array<{ path: string; identity: string; d128: number[]; d1024: number[] }> = [];
+  let misses: Array<{ path: string; reason: string }> = [];
+  // --cache FILE keeps the descriptors between runs (outside the repo; never commit shared-data derivatives).
+  const cacheAt = process.argv.indexOf('--cache');
+  const cacheFile = cacheAt >= 0 ? process.argv[cacheAt + 1] : undefined;
+  if (cacheFile && existsSync(cacheFile)) ({ described, misses } = JSON.parse(readFileSync(cacheFile, 'utf8')));
+  else for (const it of items) {
     try {
       const bytes = new Uint8Array(readFileSync(path.join(facesDir, it.path)));
       const d = await describeFace(bytes, path.basename(it.path));
@@ -140,6 +147,11 @@ async function main(): Promise<void> {
       misses.push({ path: it.path, reason: (error as { code?: string }).code ?? (error as Error).message });
     }
   }
+  if (described.length < 2) {
+    console.error(`face-matching eval: only ${described.length} images described; misses: ${JSON.stringify(misses.slice(0, 3))}`);
+    process.exit(1);
+  }
+  if (cacheFile && !existsSync(cacheFile)) writeFileSync(cacheFile, JSON.stringify({ described, misses }));
   const genuinePairs: Array<[number, number]> = [];
   const impostorPairs: Array<[number, number]> = [];
   for (let i = 0; i < described.length; i++) {
@@ -175,8 +187,16 @@ async function main(): Promise<void> {
   const im = impostorPairs.map(([i, j]) => cosine(tUse[i]!, tUse[j]!));
   const mUse = metrics(g, im);
   const fit = logisticFit(g, im);
-  // EER cosine: midpoint between the crossing threshold and the next impostor/genuine score below it.
-  const calibration = { A: Math.round(fit.a * 100) / 100, C_EER: Math.round(mUse.eerThreshold * 1e4) / 1e4 };
+  // Slope: the median genuine pair maps to similarity 0.9 (logistic regression on near-separable data
+  // gives a slope so steep that 0.4-0.8 would all sit at one cosine; it is printed for reference).
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const logit = (p: number) => Math.log(p / (1 - p));
+  const C_EER = Math.round(mUse.eerThreshold * 1e4) / 1e4;
+  const calibration = { A: Math.round(((logit(0.9) - logit(0.6)) / (median(g) - C_EER)) * 100) / 100, C_EER };
+  const stats = (xs: number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return { mean: +m.toFixed(4), median: +median(xs).toFixed(4), sd: +Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length).toFixed(4), min: +Math.min(...xs).toFixed(4), max: +Math.max(...xs).toFixed(4) };
+  };
   const at = (cal: { A: number; C_EER: number }) =>
     [0.4, 0.5, 0.6, 0.7, 0.8].map((t) => ({
       threshold: t,
@@ -188,6 +208,9 @@ async function main(): Promise<void> {
     per_score: results,
     best_fusion_weight: chosen.w,
     fusion_weight_in_code: wUse,
+    template_cosine_genuine: stats(g),
+    template_cosine_impostor: stats(im),
+    logistic_regression_slope: +fit.a.toFixed(2),
     calibration_fitted: calibration,
     calibration_in_code: CALIBRATION,
     far_frr_with_code_calibration: at(CALIBRATION),
@@ -202,6 +225,7 @@ async function main(): Promise<void> {
   for (const m of misses) console.log(`  not described: ${m.path} (${m.reason})`);
   console.log('\n| score | ROC AUC | EER | FRR at FAR<=1% |\n|---|---|---|---|');
   for (const [name, m] of Object.entries(results)) console.log(`| ${name} | ${m.auc.toFixed(4)} | ${(m.eer * 100).toFixed(1)}% | ${(m.frrAtFar1 * 100).toFixed(1)}% |`);
+  console.log(`\ntemplate cosine (w=${wUse}): genuine ${JSON.stringify(out.template_cosine_genuine)}, impostor ${JSON.stringify(out.template_cosine_impostor)}; logistic-regression slope ${out.logistic_regression_slope}`);
   console.log(`\nbest fusion weight w=${chosen.w} (in code: ${wUse}); fitted calibration A=${calibration.A}, C_EER=${calibration.C_EER} (in code: A=${CALIBRATION.A}, C_EER=${CALIBRATION.C_EER})`);
   console.log('\n| similarity threshold | FAR | FRR |\n|---|---|---|');
   for (const r of out.far_frr_with_code_calibration) console.log(`| ${r.threshold} | ${(r.far * 100).toFixed(2)}% (${Math.round(r.far * im.length)}/${im.length}) | ${(r.frr * 100).toFixed(2)}% (${Math.round(r.frr * g.length)}/${g.length}) |`);

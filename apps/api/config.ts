@@ -42,6 +42,13 @@ export const ConfigSchema = z.object({
   /** Remaining credits (fraction of the monthly allowance) under which `user.credits.low` fires. */
   CREDITS_LOW_FRACTION: z.coerce.number().min(0).max(1).default(0.1),
 
+  // --- face recognition (docs/face.md) ---
+  /**
+   * Face detector of the single-face operations, read by the inference workers from the environment:
+   * `auto` (Tiny Face Detector, SSD MobileNet v1 when it finds nothing), `ssd` or `tiny`.
+   */
+  FACE_DETECTOR: z.enum(['auto', 'ssd', 'tiny']).default('auto'),
+
   // --- registry lookups (RENAPO/INE, docs/registry.md) ---
   /** `sandbox` (embedded default: synthetic fixture registry, answers marked) or `http` (certified provider). */
   REGISTRY_PROVIDER: z.enum(['sandbox', 'http']).default('sandbox'),

@@ -1,5 +1,5 @@
 import type { FaceMatchingDeps } from './deps.ts';
-import { embeddingStream, type FaceEmbeddingEnrolled } from './events.ts';
+import { embeddingStream, encodeTemplate, type FaceEmbeddingEnrolled } from './events.ts';
 import { FaceMatchingError } from './errors.ts';
 import { TEMPLATE_DIMENSION, TEMPLATE_VERSION } from './template.ts';
 
@@ -50,7 +50,7 @@ export async function enrollFace(deps: FaceMatchingDeps, input: EnrollFaceInput)
       embedding_id: embeddingId,
       tenant_id: input.tenantId,
       subject_id: input.subjectId,
-      template: Array.from(input.template, (x) => Math.fround(x)),
+      template_f32le_b64: encodeTemplate(input.template),
       template_version: TEMPLATE_VERSION,
       quality_score: input.qualityScore,
       liveness_score: input.livenessScore,

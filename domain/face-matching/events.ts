@@ -19,8 +19,8 @@ export type FaceEmbeddingEnrolled = {
     embedding_id: string;
     tenant_id: string;
     subject_id: string;
-    /** 512 float components, L2-normalised; version in `template_version`. */
-    template: number[];
+    /** The 512 float32 components (L2-normalised), little-endian, base64 (2,732 characters; JSON numbers would take ~4x). */
+    template_f32le_b64: string;
     template_version: string;
     quality_score: number | null;
     liveness_score: number | null;
@@ -53,6 +53,22 @@ export type FaceEmbeddingVerified = {
 export type FaceMatchingEvent = FaceEmbeddingEnrolled | FaceEmbeddingDeleted | FaceEmbeddingsPurged | FaceEmbeddingVerified;
 
 export const FACE_MATCHING_EVENT_TYPES = ['FaceEmbeddingEnrolled', 'FaceEmbeddingDeleted', 'FaceEmbeddingsPurged', 'FaceEmbeddingVerified'] as const;
+
+/** Encodes a template for {@link FaceEmbeddingEnrolled}: float32 little-endian, base64. */
+export function encodeTemplate(v: Float32Array | readonly number[]): string {
+  const buf = Buffer.alloc(v.length * 4);
+  for (let i = 0; i < v.length; i++) buf.writeFloatLE(v[i] as number, i * 4);
+  return buf.toString('base64');
+}
+
+/** Decodes {@link encodeTemplate}'s output. @throws Error when the length is not a multiple of 4 bytes. */
+export function decodeTemplate(b64: string): Float32Array {
+  const buf = Buffer.from(b64, 'base64');
+  if (buf.length % 4 !== 0) throw new Error('template: byte length is not a multiple of 4');
+  const out = new Float32Array(buf.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
+  return out;
+}
 
 /** Stream of one embedding. */
 export const embeddingStream = (embeddingId: string): string => `face-embedding-${embeddingId}`;

@@ -56,6 +56,19 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * The optimistic-concurrency rule every adapter applies before an append.
+ * @throws WrongExpectedRevisionError when `current` (last revision, null for no stream) does not satisfy `expected`.
+ */
+export function assertExpectedRevision(streamName: string, expected: ExpectedRevision, current: number | null): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === null) ||
+    (expected === 'stream_exists' && current !== null) ||
+    (typeof expected === 'number' && current === expected);
+  if (!ok) throw new WrongExpectedRevisionError(streamName, expected, current);
+}
+
 export interface Subscription {
   /** Resolves once the subscriber has processed every event that existed when this was called. */
   caughtUp(): Promise<void>;

@@ -77,3 +77,39 @@ export function alignFace(img: RgbImage, landmarks5: readonly Point[], size = 22
   }
   return out;
 }
+
+/**
+ * Resamples the rectangle [x0, x1) x [y0, y1) of an RGB image (pixels; may extend past the image,
+ * outside is black) into `outW` x `outH`, RGB float32 0-255, HWC. Each output pixel averages a grid of
+ * bilinear samples (up to 4x4) when shrinking, so large faces are not aliased.
+ */
+export function cropRgb(img: RgbImage, rect: { x0: number; y0: number; x1: number; y1: number }, outW: number, outH: number): Float32Array {
+  const out = new Float32Array(outW * outH * 3);
+  const { data, width, height } = img;
+  const sx = (rect.x1 - rect.x0) / outW, sy = (rect.y1 - rect.y0) / outH;
+  const nx = Math.max(1, Math.min(4, Math.round(sx))), ny = Math.max(1, Math.min(4, Math.round(sy)));
+  const px = [0, 0, 0];
+  const sample = (fx: number, fy: number) => {
+    const x0 = Math.floor(fx), y0 = Math.floor(fy), dx = fx - x0, dy = fy - y0;
+    px[0] = 0; px[1] = 0; px[2] = 0;
+    for (let k = 0; k < 4; k++) {
+      const xx = x0 + (k & 1), yy = y0 + (k >> 1);
+      if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
+      const w = ((k & 1) ? dx : 1 - dx) * ((k >> 1) ? dy : 1 - dy);
+      const o = (yy * width + xx) * 3;
+      px[0] += w * data[o]!; px[1] += w * data[o + 1]!; px[2] += w * data[o + 2]!;
+    }
+  };
+  for (let j = 0; j < outH; j++) {
+    for (let i = 0; i < outW; i++) {
+      let r = 0, g = 0, b = 0;
+      for (let v = 0; v < ny; v++) for (let u = 0; u < nx; u++) {
+        sample(rect.x0 + (i + (u + 0.5) / nx) * sx - 0.5, rect.y0 + (j + (v + 0.5) / ny) * sy - 0.5);
+        r += px[0]!; g += px[1]!; b += px[2]!;
+      }
+      const o = (j * outW + i) * 3, n = nx * ny;
+      out[o] = r / n; out[o + 1] = g / n; out[o + 2] = b / n;
+    }
+  }
+  return out;
+}

@@ -15,7 +15,8 @@
  *   `domain/face/liveness.ts`.
  */
 import path from 'node:path';
-import { alignFace, type Point } from './align.ts';
+import sharp from 'sharp';
+import { alignFace, cropRgb, type Point } from './align.ts';
 import type { RgbImage } from './image.ts';
 import { faceApiModelDir, fileHandler, humanModelDir, humanModelsDir, loadFaceApi, loadTf, type Tf } from './tf.ts';
 
@@ -38,6 +39,9 @@ export interface DetectedFace {
 
 /** Longer side (px) of the copy detection runs on; larger images are scaled down for detection only. */
 export const DETECTION_MAX_SIDE = 1024;
+
+/** Longer side (px) of the image inside the padded retry frame (frame side 3x this at most, 1023 px). */
+export const PADDED_RETRY_MAX_SIDE = 341;
 
 /** Detector used when none is named (env `FACE_DETECTOR`: `auto` default, `ssd`, `tiny`). */
 export const DEFAULT_DETECTOR: DetectorName =
@@ -62,41 +66,56 @@ export interface LivenessModelScores { antispoof: number; liveness: number }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-interface Loaded { tf: Tf; faceapi: Any; faceres: Any; antispoof: Any; liveness: Any }
+interface Loaded { tf: Tf; faceapi: Any; faceres: Any }
 let loaded: Promise<Loaded> | null = null;
-let gearModel: Promise<Any> | null = null;
+const lazy = new Map<string, Promise<Any>>();
 
 /** Race classes of Human's GEAR model, in output order. */
 export const RACE_CLASSES = ['white', 'black', 'asian', 'indian', 'other'] as const;
 /** One of {@link RACE_CLASSES}. */
 export type RaceClass = (typeof RACE_CLASSES)[number];
 
-function loadGear(): Promise<Any> {
-  gearModel ??= loadTf().then((tf) => tf.loadGraphModel(fileHandler(path.join(humanModelsDir(), 'gear.json'))));
-  gearModel.catch(() => { gearModel = null; });
-  return gearModel;
-}
-
-/** Loads every model once per thread (about 1-2 s the first time). */
+/**
+ * Loads the core models once per thread: tiny detector, 68-point landmarks, face-api recognition net,
+ * faceres. The others (SSD, age/gender, expressions, antispoof, liveness, gear) load on first use, so a
+ * worker that only verifies does not hold them.
+ */
 export function loadFaceModels(): Promise<Loaded> {
   loaded ??= (async () => {
     const tf = await loadTf();
     const faceapi = loadFaceApi();
     const dir = faceApiModelDir();
-    await faceapi.nets.ssdMobilenetv1.loadFromDisk(dir);
     await faceapi.nets.tinyFaceDetector.loadFromDisk(dir);
     await faceapi.nets.faceLandmark68Net.loadFromDisk(dir);
     await faceapi.nets.faceRecognitionNet.loadFromDisk(dir);
-    await faceapi.nets.ageGenderNet.loadFromDisk(dir);
-    await faceapi.nets.faceExpressionNet.loadFromDisk(dir);
-    const hdir = humanModelDir();
-    const faceres = await tf.loadGraphModel(fileHandler(path.join(hdir, 'faceres.json')));
-    const antispoof = await tf.loadGraphModel(fileHandler(path.join(hdir, 'antispoof.json')));
-    const liveness = await tf.loadGraphModel(fileHandler(path.join(hdir, 'liveness.json')));
-    return { tf, faceapi, faceres, antispoof, liveness };
+    const faceres = await tf.loadGraphModel(fileHandler(path.join(humanModelDir(), 'faceres.json')));
+    return { tf, faceapi, faceres };
   })();
   loaded.catch(() => { loaded = null; });
   return loaded;
+}
+
+/** Loads a face-api net (`ssdMobilenetv1`, `ageGenderNet`, `faceExpressionNet`) once. */
+function faceApiNet(m: Loaded, name: string): Promise<Any> {
+  let p = lazy.get(name);
+  if (!p) {
+    p = (async () => { await m.faceapi.nets[name].loadFromDisk(faceApiModelDir()); return m.faceapi.nets[name]; })();
+    p.catch(() => lazy.delete(name));
+    lazy.set(name, p);
+  }
+  return p;
+}
+
+/** Loads a graph model from a directory once (`antispoof`, `liveness` from Human; `gear` from human-models). */
+function graphModel(m: Loaded, dir: string, name: string): Promise<Any> {
+  let p = lazy.get(name);
+  if (!p) {
+    const loading: Promise<Any> = m.tf.loadGraphModel(fileHandler(path.join(dir, `${name}.json`)));
+    loading.catch(() => lazy.delete(name));
+    lazy.set(name, loading);
+    p = loading;
+  }
+  return p;
 }
 
 function clampBox(b: { x: number; y: number; width: number; height: number }, W: number, H: number): Box {
@@ -124,28 +143,29 @@ function toTensor(tf: Tf, img: RgbImage): Any {
  */
 export class FaceImage {
   private constructor(
-    readonly img: RgbImage, private readonly m: Loaded, private readonly tensor: Any,
+    readonly img: RgbImage, private readonly m: Loaded,
     private readonly detTensor: Any, private readonly detScale: number,
   ) {}
 
   /**
-   * Wraps a decoded image (loads the models on first use). Detection runs on a copy whose longer side
-   * is at most {@link DETECTION_MAX_SIDE} px (coordinates are scaled back); crops for descriptors and
-   * attributes come from the full-resolution image.
+   * Wraps a decoded image (loads the models on first use). Only a detection copy becomes a tensor,
+   * its longer side at most {@link DETECTION_MAX_SIDE} px (coordinates are scaled back); the crops for
+   * descriptors, attributes and liveness are cut from the full-resolution pixels in JS, so the wasm
+   * heap never holds the whole photo.
    */
   static async from(img: RgbImage): Promise<FaceImage> {
     const m = await loadFaceModels();
-    const t = toTensor(m.tf, img);
     const longer = Math.max(img.width, img.height);
-    if (longer <= DETECTION_MAX_SIDE) return new FaceImage(img, m, t, t, 1);
+    if (longer <= DETECTION_MAX_SIDE) return new FaceImage(img, m, toTensor(m.tf, img), 1);
     const s = DETECTION_MAX_SIDE / longer;
-    const small = m.tf.tidy(() => m.tf.cast(
-      m.tf.image.resizeBilinear(t, [Math.round(img.height * s), Math.round(img.width * s)], true), 'int32'));
-    return new FaceImage(img, m, t, small, s);
+    const w = Math.max(1, Math.round(img.width * s)), h = Math.max(1, Math.round(img.height * s));
+    const small = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+      .resize(w, h, { fit: 'fill' }).raw().toBuffer();
+    return new FaceImage(img, m, toTensor(m.tf, { data: small, width: w, height: h, format: img.format }), w / img.width);
   }
 
-  /** Frees the image tensors. */
-  dispose(): void { this.m.tf.dispose(this.detTensor === this.tensor ? [this.tensor] : [this.tensor, this.detTensor]); }
+  /** Frees the detection tensor. */
+  dispose(): void { this.m.tf.dispose(this.detTensor); }
 
   /**
    * Detects every face with its landmarks, best score first.
@@ -156,18 +176,26 @@ export class FaceImage {
     if (faces.length === 0 && detector === 'auto') faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, 'ssd');
     if (faces.length === 0) {
       // Tight crops (a face filling the frame, e.g. a 150x150 ID-style crop) defeat the detectors'
-      // priors: retry once on the image framed by a grey border of half its size on each side.
+      // priors: retry once with the image (scaled to at most 341 px) in the middle of a grey frame three
+      // times its size. Measured on the four grey face-api crops every detector missed: a border of half
+      // the image's size found none with SSD, a border of its full size found all four.
       const { tf } = this.m;
       const h = this.detTensor.shape[0], w = this.detTensor.shape[1];
-      const pad = Math.round(Math.max(h, w) / 2);
-      const padded = tf.pad(this.detTensor, [[pad, pad], [pad, pad], [0, 0]], 128);
-      try { faces = await this.detectOn(padded, this.detScale, pad, minConfidence, detector === 'auto' ? 'ssd' : detector); } finally { tf.dispose(padded); }
+      const r = Math.min(1, PADDED_RETRY_MAX_SIDE / Math.max(h, w));
+      const t: Record<string, Any> = {};
+      try {
+        t.small = r < 1 ? tf.cast(tf.image.resizeBilinear(this.detTensor, [Math.max(1, Math.round(h * r)), Math.max(1, Math.round(w * r))], true), 'int32') : this.detTensor;
+        const pad = Math.max(t.small.shape[0], t.small.shape[1]);
+        t.padded = tf.pad(t.small, [[pad, pad], [pad, pad], [0, 0]], 128);
+        faces = await this.detectOn(t.padded, this.detScale * r, pad, minConfidence, detector === 'tiny' ? 'tiny' : 'ssd');
+      } finally { tf.dispose([t.padded, t.small === this.detTensor ? null : t.small].filter(Boolean)); }
     }
     return faces;
   }
 
   private async detectOn(t: Any, scale: number, pad: number, minConfidence: number, detector: 'ssd' | 'tiny'): Promise<DetectedFace[]> {
     const { faceapi } = this.m;
+    if (detector === 'ssd') await faceApiNet(this.m, 'ssdMobilenetv1');
     const opts = detector === 'tiny'
       ? new faceapi.TinyFaceDetectorOptions({ inputSize: 416, scoreThreshold: minConfidence })
       : new faceapi.SsdMobilenetv1Options({ minConfidence, maxResults: 50 });
@@ -187,17 +215,35 @@ export class FaceImage {
     return faces.filter((f) => f.box.w > 0 && f.box.h > 0).sort((a, b) => b.score - a.score);
   }
 
-  private async faceCrop(face: DetectedFace): Promise<Any> {
-    const { faceapi } = this.m;
-    const b = face.alignedBox;
-    const rect = new faceapi.Rect(b.x, b.y, Math.max(1, b.w), Math.max(1, b.h));
-    const crops: Any[] = await faceapi.extractFaceTensors(this.tensor, [rect]);
-    return crops[0];
+  /**
+   * face-api's crop: the landmark-aligned box at its own aspect ratio, zero-padded (black) equally on both
+   * sides to a 150x150 square, RGB 0-255 - what `extractFaceTensors` + the nets' `padToSquare` give.
+   */
+  private faceCrop(face: DetectedFace): Any {
+    const b = face.alignedBox, S = 150;
+    const w = Math.max(1, Math.round(b.w >= b.h ? S : (S * b.w) / b.h));
+    const h = Math.max(1, Math.round(b.h >= b.w ? S : (S * b.h) / b.w));
+    const inner = cropRgb(this.img, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h }, w, h);
+    const data = new Float32Array(S * S * 3);
+    const ox = Math.floor((S - w) / 2), oy = Math.floor((S - h) / 2);
+    for (let y = 0; y < h; y++) data.set(inner.subarray(y * w * 3, (y + 1) * w * 3), ((y + oy) * S + ox) * 3);
+    return this.m.tf.tensor3d(data, [S, S, 3], 'float32');
+  }
+
+  /** A square crop of side `k` x the box's larger side centred on the face, `size`x`size`, values 0-1, batch of one. */
+  private squareTensor(face: DetectedFace, k: number, size: number, inner?: { top: number; left: number; bottom: number; right: number }): Any {
+    const b = face.box;
+    const side = Math.max(b.w, b.h) * k;
+    let x0 = b.x + b.w / 2 - side / 2, y0 = b.y + b.h / 2 - side / 2, x1 = x0 + side, y1 = y0 + side;
+    if (inner) [x0, y0, x1, y1] = [x0 + inner.left * side, y0 + inner.top * side, x0 + inner.right * side, y0 + inner.bottom * side];
+    const data = cropRgb(this.img, { x0, y0, x1, y1 }, size, size);
+    for (let i = 0; i < data.length; i++) data[i] = data[i]! / 255;
+    return this.m.tf.tensor4d(data, [1, size, size, 3], 'float32');
   }
 
   /** face-api 128-d descriptor (Euclidean distance; same person typically < 0.6 per face-api/dlib). */
   async descriptor128(face: DetectedFace): Promise<Float32Array> {
-    const crop = await this.faceCrop(face);
+    const crop = this.faceCrop(face);
     try {
       const d = await this.m.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop);
       return Float32Array.from(d as Float32Array);
@@ -222,23 +268,20 @@ export class FaceImage {
    */
   async descriptor1024Loose(face: DetectedFace): Promise<Float32Array> {
     const { tf, faceres } = this.m;
-    const b = face.box, W = this.img.width, H = this.img.height;
-    const t: Record<string, Any> = {};
+    const b = face.box;
+    const input = tf.tensor4d(cropRgb(this.img, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h }, 224, 224), [1, 224, 224, 3], 'float32');
+    const outs: Any[] = faceres.execute(input);
     try {
-      t.f = tf.expandDims(tf.cast(this.tensor, 'float32'), 0);
-      t.c = tf.image.cropAndResize(t.f, [[b.y / H, b.x / W, (b.y + b.h) / H, (b.x + b.w) / W]], [0], [224, 224]);
-      const outs: Any[] = faceres.execute(t.c);
-      t.outs = outs;
       return Float32Array.from(await outs.find((o: Any) => o.shape[1] === 1024).data());
-    } finally { tf.dispose([t.f, t.c, ...(t.outs ?? [])]); }
+    } finally { tf.dispose([input, ...outs]); }
   }
 
   /** Age (years), gender with probability, and the seven emotion probabilities. */
   async attributes(face: DetectedFace): Promise<FaceAttributes> {
-    const crop = await this.faceCrop(face);
+    const crop = this.faceCrop(face);
     try {
-      const ag = await this.m.faceapi.nets.ageGenderNet.predictAgeAndGender(crop);
-      const ex = await this.m.faceapi.nets.faceExpressionNet.predictExpressions(crop);
+      const ag = await (await faceApiNet(this.m, 'ageGenderNet')).predictAgeAndGender(crop);
+      const ex = await (await faceApiNet(this.m, 'faceExpressionNet')).predictExpressions(crop);
       return {
         age: ag.age,
         gender: { prediction: ag.gender === 'male' ? 'male' : 'female', confidence: ag.genderProbability },
@@ -257,31 +300,18 @@ export class FaceImage {
    */
   async race(face: DetectedFace): Promise<{ dominant_race: RaceClass; races: Record<RaceClass, number> }> {
     const { tf } = this.m;
-    const gear = await loadGear();
-    const crop = this.squareCrop(face, 1.2);
-    const t: Record<string, Any> = {};
+    const gear = await graphModel(this.m, humanModelsDir(), 'gear');
+    // Human's gear crop inside the face square: top 0, left 0.1, bottom 0.9, right 0.9
+    const input = this.squareTensor(face, 1.2, 198, { top: 0, left: 0.1, bottom: 0.9, right: 0.9 });
+    let out: Any = null;
     try {
-      t.f = tf.div(tf.expandDims(tf.cast(this.tensor, 'float32'), 0), 255);
-      // Human's gear crop inside the face square: top 0, left 0.1, bottom 0.9, right 0.9
-      const [y0, x0, y1, x1] = crop;
-      const box = [[y0, x0 + 0.1 * (x1 - x0), y0 + 0.9 * (y1 - y0), x0 + 0.9 * (x1 - x0)]];
-      t.r = tf.image.cropAndResize(t.f, box, [0], [198, 198]);
-      t.o = gear.execute(t.r, 'race_output');
-      const p = Array.from((await t.o.data()) as Float32Array);
+      out = gear.execute(input, 'race_output');
+      const p = Array.from((await out.data()) as Float32Array);
       const sum = p.reduce((a, b) => a + b, 0) || 1;
       const races = Object.fromEntries(RACE_CLASSES.map((k, i) => [k, Math.round((p[i]! / sum) * 10000) / 10000])) as Record<RaceClass, number>;
       const dominant = RACE_CLASSES.reduce((a, b) => (races[b]! > races[a]! ? b : a));
       return { dominant_race: dominant, races };
-    } finally { tf.dispose(Object.values(t)); }
-  }
-
-  /** Normalised [y0, x0, y1, x1] of a square of side `k` x the box's larger side, centred on the box. */
-  private squareCrop(face: DetectedFace, k: number): [number, number, number, number] {
-    const b = face.box;
-    const side = Math.max(b.w, b.h) * k;
-    const cx = b.x + b.w / 2, cy = b.y + b.h / 2;
-    const W = this.img.width, H = this.img.height;
-    return [(cy - side / 2) / H, (cx - side / 2) / W, (cy + side / 2) / H, (cx + side / 2) / W];
+    } finally { tf.dispose([input, out].filter(Boolean)); }
   }
 
   /**
@@ -289,13 +319,13 @@ export class FaceImage {
    * `antispoof` (128x128 input, 0-1 = real) and `liveness` (32x32 input, first output = live).
    */
   async livenessModels(face: DetectedFace): Promise<LivenessModelScores> {
-    const { tf, antispoof, liveness } = this.m;
-    const boxes = [this.squareCrop(face, 1.2)];
+    const { tf } = this.m;
+    const antispoof = await graphModel(this.m, humanModelDir(), 'antispoof');
+    const liveness = await graphModel(this.m, humanModelDir(), 'liveness');
     const t: Record<string, Any> = {};
     try {
-      t.f = tf.div(tf.expandDims(tf.cast(this.tensor, 'float32'), 0), 255);
-      t.a = tf.image.cropAndResize(t.f, boxes, [0], [128, 128]);
-      t.l = tf.image.cropAndResize(t.f, boxes, [0], [32, 32]);
+      t.a = this.squareTensor(face, 1.2, 128);
+      t.l = this.squareTensor(face, 1.2, 32);
       t.ao = antispoof.execute(t.a);
       t.lo = liveness.execute(t.l);
       const a = (await t.ao.data())[0] as number;

@@ -15,6 +15,7 @@ import type { Projection, ProjectionDeps } from '../projection.ts';
 import { EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES, FACE_NAMESPACE_PREFIX, faceNamespace, type EmbeddingDoc } from '../../domain/face-matching/deps.ts';
 import {
   FACE_MATCHING_EVENT_TYPES,
+  decodeTemplate,
   type FaceEmbeddingDeleted,
   type FaceEmbeddingEnrolled,
   type FaceEmbeddingsPurged,
@@ -67,7 +68,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
         if (existing && !existing.is_active) break; // already deleted later in a previous pass
         await col.put(d.embedding_id, existing ?? docFromEnrollment(e));
         const list = pending.get(d.tenant_id) ?? [];
-        list.push({ id: d.embedding_id, vector: d.template, payload: { subject_id: d.subject_id } });
+        list.push({ id: d.embedding_id, vector: decodeTemplate(d.template_f32le_b64), payload: { subject_id: d.subject_id } });
         pending.set(d.tenant_id, list);
         break;
       }

@@ -40,6 +40,15 @@ describe('embedded vector index: storage', () => {
       expect((await a.search('t', vs[5]!.vector, { k: 20 })).map((m) => m.id)).not.toContain('v5');
       await b.dropNamespace('t');
       expect(await a.search('t', vs[6]!.vector, { k: 5 })).toEqual([]);
+      // Interleaved writers: a's next write must not hide b's write from a's own graph.
+      await a.upsert('t', vs.slice(0, 10));
+      await b.upsert('t', vs.slice(10, 20));
+      await a.upsert('t', [vs[0]!]);
+      expect((await a.search('t', vs[15]!.vector, { k: 1 }))[0]!.id).toBe('v15');
+      await b.delete('t', ['v15']);
+      await a.delete('t', ['v0']);
+      expect((await a.search('t', vs[15]!.vector, { k: 20 })).map((m) => m.id)).not.toContain('v15');
+      expect(await a.count('t')).toBe(18);
     } finally {
       await a.close();
       await b.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   WrongExpectedRevisionError,
+  assertExpectedRevision,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -28,12 +29,7 @@ export class MemoryEventStore implements EventStore {
     await new Promise<void>((r) => setImmediate(r));
     const stream = this.streams.get(streamName) ?? [];
     const current = stream.length === 0 ? null : stream.length - 1;
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === null) ||
-      (expected === 'stream_exists' && current !== null) ||
-      (typeof expected === 'number' && current === expected);
-    if (!ok) throw new WrongExpectedRevisionError(streamName, expected, current);
+    assertExpectedRevision(streamName, expected, current);
     const now = new Date().toISOString();
     for (const e of events) {
       const recorded: RecordedEvent = {

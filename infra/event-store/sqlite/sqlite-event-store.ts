@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   WrongExpectedRevisionError,
+  assertExpectedRevision,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -85,12 +86,7 @@ export class SqliteEventStore implements EventStore {
     };
     const tx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
       const current = this.stmts.current.get(stream)?.rev ?? null;
-      const ok =
-        expected === 'any' ||
-        (expected === 'no_stream' && current === null) ||
-        (expected === 'stream_exists' && current !== null) ||
-        (typeof expected === 'number' && current === expected);
-      if (!ok) throw new WrongExpectedRevisionError(stream, expected, current);
+      assertExpectedRevision(stream, expected, current);
       let revision = current ?? -1;
       let position = 0;
       const now = new Date().toISOString();

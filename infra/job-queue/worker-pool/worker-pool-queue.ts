@@ -32,10 +32,12 @@ export class WorkerPoolJobQueue implements JobQueue {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.pool = new Piscina({
       filename,
-      minThreads: 1,
+      // Workers keep their models loaded: an idle worker that exited would reload them (seconds) on the
+      // next job, so every thread stays up for the life of the pool.
+      minThreads: threads,
       maxThreads: threads,
       maxQueue: options.maxQueue ?? 1000,
-      idleTimeout: 60_000,
+      idleTimeout: Number.POSITIVE_INFINITY,
       execArgv: [],
     });
   }

@@ -291,7 +291,15 @@ export class EmbeddedVectorIndex implements VectorIndex {
       }
       this.st.bumpGen.run(namespace);
     });
+    const genBefore = space.gen;
     tx();
+    const genAfter = this.metaOf(namespace)?.gen ?? 0;
+    if (genAfter !== genBefore + 1) {
+      // Another process wrote to this namespace since we loaded it: reload it from the rows next time
+      // rather than patching a graph that misses its writes.
+      this.spaces.delete(namespace);
+      return;
+    }
     for (const k of removedKeys) {
       space.index.remove(BigInt(k));
       space.keyToId.delete(k);
@@ -305,7 +313,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       space.keyToId.set(a.key, a.id);
     });
     space.index.add(keys, mat, added.length > 256 ? this.opts.buildThreads : 1);
-    space.gen = this.metaOf(namespace)?.gen ?? space.gen;
+    space.gen = genAfter;
     space.dirty = true;
   }
 
@@ -325,13 +333,18 @@ export class EmbeddedVectorIndex implements VectorIndex {
       }
       if (removed.length > 0) this.st.bumpGen.run(namespace);
     });
+    const genBefore = space.gen;
     tx();
+    if (removed.length > 0 && (this.metaOf(namespace)?.gen ?? 0) !== genBefore + 1) {
+      this.spaces.delete(namespace);
+      return removed.length;
+    }
     for (const k of removed) {
       space.index.remove(BigInt(k));
       space.keyToId.delete(k);
     }
     if (removed.length > 0) {
-      space.gen = this.metaOf(namespace)?.gen ?? space.gen;
+      space.gen = genBefore + 1;
       space.dirty = true;
     }
     return removed.length;

@@ -41,7 +41,7 @@ describe('POST /v1/face/verify', () => {
   it('verifies the same face and rejects a different one, charging 2 credits and emitting face.verified', async () => {
     const a1 = await faceCrop('a', 0.6);
     const a2 = await faceCrop('a', 0.35, { brightness: 1.15, flip: true });
-    const b = await faceCrop('b', 0.6);
+    const other = await faceCrop('c', 0.6);
     const same = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: a2 } }));
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body.success).toBe(true);
@@ -55,7 +55,7 @@ describe('POST /v1/face/verify', () => {
     expect(d.processing_time).toBeGreaterThan(0);
     expect(same.headers.get('x-credit-cost')).toBe('2');
 
-    const diff = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: b } }));
+    const diff = await post('/v1/face/verify', form({ image1: { data: a1 }, image2: { data: other } }));
     expect(diff.status).toBe(200);
     expect(diff.body.data.verified).toBe(false);
     expect(diff.body.data.distance).toBeGreaterThan(diff.body.data.threshold);
@@ -259,6 +259,26 @@ describe('POST /v1/face/liveness', () => {
     expect(stream.events.some((e) => e.type === 'face.liveness.detected')).toBe(true);
     const badT = await post('/v1/face/liveness', form({ image: { data: img } }, { threshold: 'abc' }));
     expect(badT.status).toBe(400);
+  });
+});
+
+describe('access and rate classes', () => {
+  it('needs the read permission and limits analyze, landmarks and liveness at half the standard rate', async () => {
+    const t = await s.createTenant('free');
+    const writeOnly = await s.createKey(t, ['write']);
+    const denied = await s.fetch('/v1/face/detect', { method: 'POST', key: writeOnly.key, body: form({ image: { data: await tiny() } }) });
+    expect(denied.status).toBe(403);
+    const reader = await s.createKey(t, ['read']);
+    await s.setLimits(t, 4, null); // standard 4/min, heavy 2/min
+    const status = async (path: string) =>
+      (await s.fetch(path, { method: 'POST', key: reader.key, body: form({ image: { data: await tiny() } }) })).status;
+    // image_too_small is refused before inference and not charged, but it counts against the rate limit
+    expect(await status('/v1/face/analyze')).toBe(400);
+    expect(await status('/v1/face/liveness')).toBe(400);
+    expect(await status('/v1/face/landmarks')).toBe(429);
+    expect(await status('/v1/face/detect')).toBe(400);
+    expect(await status('/v1/face/detect')).toBe(400);
+    expect(await status('/v1/face/detect')).toBe(400);
   });
 });
 

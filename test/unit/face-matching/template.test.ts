@@ -81,3 +81,14 @@ describe('similarity calibration', () => {
     expect(cosineForThreshold(0.7)).toBeGreaterThan(cosineForThreshold(0.5));
   });
 });
+
+describe('template encoding in events', () => {
+  it('round-trips float32 exactly and is compact', async () => {
+    const { encodeTemplate, decodeTemplate } = await import('../../../domain/face-matching/events.ts');
+    const t = buildTemplate(descriptors(rng(9)));
+    const b64 = encodeTemplate(t);
+    expect(b64.length).toBe(2732);
+    expect(Array.from(decodeTemplate(b64))).toEqual(Array.from(t));
+    expect(() => decodeTemplate('AAA')).toThrow();
+  });
+});

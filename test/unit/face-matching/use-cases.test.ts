@@ -12,6 +12,7 @@ import { SqliteEventStore } from '../../../infra/event-store/sqlite/sqlite-event
 import { SqliteReadModelStore } from '../../../infra/read-models/sqlite/sqlite-read-models.ts';
 import { EmbeddedVectorIndex } from '../../../infra/vector-index/embedded/index.ts';
 import { faceEmbeddingsProjection } from '../../../projections/face-embeddings/face-embeddings.ts';
+import { ProjectionRunner } from '../../../projections/runner.ts';
 import type { FaceMatchingDeps } from '../../../domain/face-matching/deps.ts';
 import { enrollFace, parseMetadata } from '../../../domain/face-matching/enroll-face.ts';
 import { searchFaces } from '../../../domain/face-matching/search-faces.ts';
@@ -19,7 +20,7 @@ import { verifySubject } from '../../../domain/face-matching/verify-subject.ts';
 import { listEmbeddings } from '../../../domain/face-matching/list-embeddings.ts';
 import { deleteEmbedding, purgeEmbeddings } from '../../../domain/face-matching/delete-embeddings.ts';
 import { FaceMatchingError } from '../../../domain/face-matching/errors.ts';
-import { CALIBRATION } from '../../../domain/face-matching/template.ts';
+import { cosineForThreshold } from '../../../domain/face-matching/template.ts';
 import { randomUnit, rng } from '../../contract/vector-index.contract.ts';
 
 const DIM = 512;
@@ -79,6 +80,11 @@ async function world(): Promise<World> {
     deps,
     dir,
     async replay(upTo) {
+      if (upTo === undefined) {
+        // The platform's own replay (what `npm run cli -- replay` runs).
+        await ProjectionRunner.replay(events, [p], { store: readModels, vectorIndex });
+        return;
+      }
       await p.reset!({ store: readModels, vectorIndex });
       await readModels.truncate(p.collections);
       await readModels.setCheckpoint(p.name, 0);
@@ -109,10 +115,10 @@ describe('face-matching use cases', () => {
     const alice = randomUnit(DIM, rand);
     const bob = randomUnit(DIM, rand);
     const a1 = await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'alice', template: alice });
-    const a2 = await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'alice', template: withCosine(alice, 0.8, rand), enrollmentSource: null });
+    const a2 = await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'alice', template: withCosine(alice, cosineForThreshold(0.75), rand), enrollmentSource: null });
     await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'bob', template: bob });
     expect(a1).toMatchObject({ subjectId: 'alice', embeddingDimension: 512 });
-    const probe = withCosine(alice, 0.95, rand);
+    const probe = alice;
     const { matches, threshold } = await searchFaces(w.deps, { tenantId: 'A', template: probe });
     expect(threshold).toBe(0.6);
     expect(matches.map((m) => m.id)).toEqual([a1.embeddingId, a2.embeddingId]);
@@ -141,10 +147,9 @@ describe('face-matching use cases', () => {
     const alice = randomUnit(DIM, rand);
     const e1 = await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'alice', template: alice });
     const e2 = await enrollFace(w.deps, { ...base, tenantId: 'A', subjectId: 'alice', template: withCosine(alice, 0.3, rand), enrollmentSource: 'branch' });
-    const ok = await verifySubject(w.deps, { tenantId: 'A', subjectId: 'alice', template: withCosine(alice, 0.9, rand) });
+    const ok = await verifySubject(w.deps, { tenantId: 'A', subjectId: 'alice', template: withCosine(alice, cosineForThreshold(0.9), rand) });
     expect(ok).toMatchObject({ verified: true, threshold: 0.6, embeddingId: e1.embeddingId, enrollmentSource: 'web' });
-    const cosAtThreshold = CALIBRATION.C_EER;
-    const weak = await verifySubject(w.deps, { tenantId: 'A', subjectId: 'alice', template: withCosine(alice, cosAtThreshold - 0.2, rand) });
+    const weak = await verifySubject(w.deps, { tenantId: 'A', subjectId: 'alice', template: withCosine(alice, cosineForThreshold(0.3), rand) });
     expect(weak.verified).toBe(false);
     expect(weak.similarity).toBeLessThan(0.6);
     const listed = await listEmbeddings(w.deps, { tenantId: 'A', subjectId: 'alice' });
