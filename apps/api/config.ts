@@ -118,7 +118,7 @@ export const ConfigSchema = z.object({
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
   // --- OCR (docs/ocr.md). Read by the inference workers from process.env; validated here at start-up.
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
-  OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Longest side (px) fed to the text detector. */
   OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
   /** `0` turns off the Tesseract Spanish re-read of name/address rows. */

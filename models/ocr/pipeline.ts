@@ -27,12 +27,12 @@ export function getTesseractMrz(): Promise<TesseractLineReader> {
 }
 
 /**
- * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads: `OCR_ONNX_THREADS`
- * (default 2: one request then uses both cores of the target machine; with several concurrent requests
- * the pool's workers share them).
+ * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads:
+ * `OCR_ONNX_THREADS` (default 1: measured faster than 2 on the 2-core target, where the pool's two
+ * workers already read an INE's two sides in parallel; see docs/ocr.md).
  */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 2));
+  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
   return paddle;
 }
 
