@@ -4,7 +4,7 @@
  * phone-photo backgrounds).
  *
  *   node --import tsx scripts/ocr-eval.ts --type ine|passport|electricity_bill|phone_bill|cable_bill|all \
- *     [--count 200] [--seed eval] [--clean] [--start 0] [--failures 5] [--json out.json]
+ *     [--count 200] [--seed eval] [--clean] [--start 0] [--failures 5] [--json out.json] [--progress N]
  *
  * Runs the job handlers in-process (one worker's worth of CPU). Prints, per type, each field's
  * exact-match rate, the validation agreement, the error codes raised and the mean time per document.
@@ -24,6 +24,7 @@ const { values: args } = parseArgs({
     failures: { type: 'string', default: '3' },
     engine: { type: 'string', default: 'both' },
     json: { type: 'string' },
+    progress: { type: 'string', default: '0' },
   },
 });
 if (args.engine === 'paddle') process.env.OCR_SPANISH_REREAD = '0';
@@ -52,6 +53,14 @@ for (const type of types) {
   let mrzOk = 0;
   let n = 0;
   let totalMs = 0;
+  const print = (final: boolean) => {
+    console.log(`\n== ${type} (${n}${final ? '' : ' so far'} ${args.clean ? 'clean' : 'degraded'} documents, seed ${args.seed}, engine ${args.engine}) mean ${(totalMs / n / 1000).toFixed(2)} s/doc`);
+    for (const [k, h] of Object.entries(hits)) console.log(`    ${k.padEnd(32)} ${((100 * h) / n).toFixed(1).padStart(5)}%    (${h}/${n})`);
+    console.log(`    ${'validation (exact object)'.padEnd(32)} ${((100 * validationOk) / n).toFixed(1).padStart(5)}%`);
+    if (type === 'ine' || type === 'passport') console.log(`    ${'mrz check digits pass'.padEnd(32)} ${((100 * mrzOk) / n).toFixed(1).padStart(5)}%`);
+    if (Object.keys(errors).length) console.log(`    errors: ${JSON.stringify(errors)}`);
+    for (const [k, list] of Object.entries(failures)) for (const f of list) console.log(`        ${k}: ${f}`);
+  };
   for (let i = start; i < start + count; i++) {
     const doc = await generateDocument({ type, seed: args.seed, index: i, degrade: !args.clean });
     const truth = flatten(doc.truth.fields as unknown as Record<string, unknown>);
@@ -85,13 +94,9 @@ for (const type of types) {
         if (list.length < Number(args.failures)) list.push(`#${i}: want ${JSON.stringify(v)} got ${JSON.stringify(got[k] ?? null)}`);
       }
     }
+    if (Number(args.progress) > 0 && n % Number(args.progress) === 0 && i < start + count - 1) print(false);
   }
-  console.log(`\n== ${type} (${n} ${args.clean ? 'clean' : 'degraded'} documents, seed ${args.seed}, engine ${args.engine}) mean ${(totalMs / n / 1000).toFixed(2)} s/doc`);
-  for (const [k, h] of Object.entries(hits)) console.log(`  ${k.padEnd(32)} ${((100 * h) / n).toFixed(1).padStart(5)}%  (${h}/${n})`);
-  console.log(`  ${'validation (exact object)'.padEnd(32)} ${((100 * validationOk) / n).toFixed(1).padStart(5)}%`);
-  if (type === 'ine' || type === 'passport') console.log(`  ${'mrz check digits pass'.padEnd(32)} ${((100 * mrzOk) / n).toFixed(1).padStart(5)}%`);
-  if (Object.keys(errors).length) console.log(`  errors: ${JSON.stringify(errors)}`);
-  for (const [k, list] of Object.entries(failures)) for (const f of list) console.log(`    ${k}: ${f}`);
+  print(true);
   report[type] = { n, hits, errors, validationOk, mrzOk, meanSeconds: totalMs / n / 1000 };
 }
 if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 1));

@@ -116,6 +116,13 @@ export const ConfigSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   /** How often (ms) the embedded workflow engine looks for due timers. */
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
+  // --- OCR (docs/ocr.md). Read by the inference workers from process.env; validated here at start-up.
+  /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
+  OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Longest side (px) fed to the text detector. */
+  OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
+  /** `0` turns off the Tesseract Spanish re-read of name/address rows. */
+  OCR_SPANISH_REREAD: z.enum(['0', '1']).default('1'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

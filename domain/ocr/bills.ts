@@ -200,7 +200,12 @@ export function glueFix(t: string): string {
     .replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2')
     .replace(/([A-ZÁÉÍÓÚÑ]{3,})(\d)/g, '$1 $2')
     .replace(/^(BLVD|CDA|CJON|PROL|AND)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1 ')
-    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ');
+    .replace(/^PRIV(?!ADA)(?=[A-ZÁÉÍÓÚÑ]{3})/, 'PRIV ')
+    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ')
+    // "C" (calle) glued to a name: no Spanish word starts with C + one of these consonants.
+    .replace(/^C(?=[BDFGJKMNPQSTVWXZ][A-ZÁÉÍÓÚÑ]{2})/, 'C ')
+    // "COL" (colonia) glued to the colony's name; not COLONIA/COLINA(S)/COLÓN.
+    .replace(/(^|\s)COL(?!ONIA|INA|ON|ÓN)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1COL ');
   if (!/\s/.test(s.trim())) {
     s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
     s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');

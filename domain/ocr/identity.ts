@@ -7,7 +7,8 @@ import { validateCurp } from '../curp/validate.ts';
 import { parseMrz, readIneMrz, type MrzParseResult } from '../mrz/index.ts';
 import { findTd1Lines, findTd3Lines, mrzFold, parseIneFront, splitIneAddress, type IneFrontRead } from './ine.ts';
 import { OcrError } from './errors.ts';
-import { containsLabel, type OcrLine } from './text.ts';
+import { containsLabel, editDistance, type OcrLine } from './text.ts';
+import { restoreDiacritics } from './lexicon.ts';
 
 /** `validation` of an identity result (spec "OCR identity result"). */
 export interface IdentityValidation {
@@ -145,7 +146,8 @@ const FRONT_EXPECTED: Record<string, string[]> = {
 
 /** True when the lines look like an INE front (labels), used to reject a front sent as a back. */
 export function looksLikeIneFront(lines: readonly OcrLine[]): boolean {
-  const n = ['NOMBRE', 'DOMICILIO', 'CLAVE DE ELECTOR', 'CURP'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
+  // NOMBRE and CURP also appear on passports; these do not.
+  const n = ['DOMICILIO', 'CLAVE DE ELECTOR', 'CREDENCIAL PARA VOTAR', 'ELECTORAL'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
   return n >= 2;
 }
 
@@ -205,11 +207,15 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
     // TD1 line 3 holds 30 characters: a long name is truncated there (ICAO 9303 part 3, 4.6), so a front
     // reading that extends the MRZ's is kept.
     const truncated = (mrz?.lines[2] ?? '').length === 30 && !(mrz?.lines[2] ?? '').endsWith('<');
-    const keep = (printed: string, fromMrz: string) =>
-      printed && (mrzFold(printed) === mrzFold(fromMrz) || (truncated && fromMrz && mrzFold(printed).startsWith(mrzFold(fromMrz)))) ? printed : fromMrz;
+    // Line 3 (the name) carries no check digit: a printed reading within OCR distance of it (at most
+    // max(2, one edit per five letters) over the whole name) is the same name misread on one side, and
+    // the printed one keeps Ñ/accents; a larger difference is a contradiction, and the MRZ wins.
     const frontName = mrzFold(`${firstSurname} ${secondSurname} ${name}`);
     const mrzName = mrzFold(`${ine.firstSurname} ${ine.secondSurname} ${ine.names}`);
-    cross.mrzVsFront.name = rows.length ? frontName === mrzName || (truncated && frontName.startsWith(mrzName)) : null;
+    const sameName =
+      rows.length > 0 && (editDistance(frontName, mrzName) <= Math.max(2, Math.floor(mrzName.length / 5)) || (truncated && frontName.startsWith(mrzName)));
+    cross.mrzVsFront.name = rows.length ? sameName : null;
+    const keep = (printed: string, fromMrz: string) => (sameName && printed ? printed : restoreDiacritics(fromMrz));
     firstSurname = keep(firstSurname, ine.firstSurname);
     secondSurname = keep(secondSurname, ine.secondSurname);
     name = keep(name, ine.names);

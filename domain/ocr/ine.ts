@@ -116,9 +116,12 @@ export function parseIneFront(lines: readonly OcrLine[]): IneFrontRead {
   const { name, address } = ineTextRegions(lines);
   const nameRows = mergeRows(name).map(cleanNameRow).map(restoreDiacritics).filter(Boolean);
   const addressRows = mergeRows(address).map((r) => restoreDiacritics(glueFix(r.toUpperCase().replace(/\s+/g, ' ').trim()))).filter(Boolean);
-  // The last address row ends with the state abbreviation ("MÉRIDA, YUC."): snap a misread one.
+  // The last address row ends with the state abbreviation and a period ("MÉRIDA, YUC."): snap a misread
+  // abbreviation, and a final comma (a period misread) back to the period.
   const lastRow = addressRows.length - 1;
-  if (lastRow >= 0) addressRows[lastRow] = addressRows[lastRow]!.replace(/,\s*([A-Z]{2,5})(\.?)\s*$/, (_m, st: string, dot: string) => `, ${snapStateAbbreviation(st)}${dot}`);
+  if (lastRow >= 0) {
+    addressRows[lastRow] = addressRows[lastRow]!.replace(/,\s*([A-Z]{2,5})\s*([.,]?)\s*$/, (_m, st: string, dot: string) => `, ${snapStateAbbreviation(st)}${dot ? '.' : ''}`);
+  }
 
   const birthHit = findLabel(lines, INE_LABELS.birth);
   let dateOfBirth = '';
@@ -199,7 +202,7 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
     cityState = r.slice(2).join(' ');
   }
   // The colony keeps its printed prefix (COL, FRACC, BARRIO...), as the credential prints it.
-  colony = colony.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ').trim();
+  colony = colony.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ').replace(/^C[O0Q][RI1]\s/, 'COL ').trim();
   let city = cityState;
   let state = '';
   const comma = cityState.lastIndexOf(',');

@@ -10,7 +10,7 @@ import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
 import { restoreDiacritics } from './lexicon.ts';
-import { CURP_PATTERN, compact, repairByPattern, type OcrLine } from './text.ts';
+import { CURP_PATTERN, compact, editDistance, repairByPattern, type OcrLine } from './text.ts';
 
 function findCurp(lines: readonly OcrLine[]): string {
   for (const l of lines) {
@@ -27,8 +27,8 @@ function cleanName(s: string): string {
   return restoreDiacritics(s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim());
 }
 
-const SURNAME_LABELS = ['APELLIDOS', 'APELLIDOSSURNAME', 'SURNAME'];
-const GIVEN_LABELS = ['NOMBRES', 'NOMBRESGIVENNAMES', 'GIVEN NAMES'];
+const SURNAME_LABELS = ['APELLIDOS / SURNAME', 'APELLIDOS', 'SURNAME'];
+const GIVEN_LABELS = ['NOMBRES / GIVEN NAMES', 'NOMBRES', 'GIVEN NAMES'];
 
 /** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
 export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
@@ -80,15 +80,36 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
   // Visual zone surnames ("Apellidos / Surname") and given names ("Nombres / Given names").
   const surnHit = findLabel(lines, SURNAME_LABELS);
   const givenHit = findLabel(lines, GIVEN_LABELS);
-  const vizSurnames = surnHit ? cleanName(valueCandidates(lines, surnHit).find((v) => cleanName(v).length > 1 && !/SURNAME|APELLIDO/.test(compact(v))) ?? '') : '';
-  const vizGiven = givenHit ? cleanName(valueCandidates(lines, givenHit).find((v) => cleanName(v).length > 1 && !/NAMES|NOMBRE/.test(compact(v))) ?? '') : '';
+  // A candidate starting with '/' is the rest of a bilingual label ("Apellidos/Sumames"), not a value.
+  const pick = (hit: typeof surnHit, labelWords: RegExp) =>
+    hit ? cleanName(valueCandidates(lines, hit).find((v) => !v.trim().startsWith('/') && cleanName(v).length > 1 && !labelWords.test(compact(v))) ?? '') : '';
+  const vizSurnames = pick(surnHit, /SURNAME|SUMAME|APELLIDO/);
+  const vizGiven = pick(givenHit, /GIVEN|NAMES|NOMBRE/);
 
   const mrzSurnames = (f.lastName ?? '').trim();
   const mrzGiven = (f.firstName ?? '').trim();
   // The MRZ name is transliterated (no Ñ/accents) and not covered by any check digit; the printed
   // visual zone is the better source when read, the MRZ the fallback.
-  const surnames = vizSurnames || mrzSurnames;
-  const name = vizGiven || mrzGiven;
+  // Labels too small to read: the printed line closest to the MRZ's name (edit distance on folded text)
+  // is the visual-zone value; it repairs MRZ characters the recogniser dropped and carries the accents.
+  const nearest = (target: string): string => {
+    const t = mrzFold(target);
+    if (t.length < 3) return '';
+    let best = '';
+    let bestD = Math.max(2, Math.floor(t.length / 5)) + 1;
+    for (const l of lines) {
+      const c = cleanName(l.text);
+      if (!c || /</.test(l.text)) continue;
+      const d = editDistance(mrzFold(c), t);
+      if (d < bestD) {
+        bestD = d;
+        best = c;
+      }
+    }
+    return best;
+  };
+  const surnames = vizSurnames || nearest(mrzSurnames) || restoreDiacritics(mrzSurnames);
+  const name = vizGiven || nearest(mrzGiven) || restoreDiacritics(mrzGiven);
   const [firstSurname, secondSurname] = splitSurnames(surnames);
   const sex = f.sex === 'M' ? 'H' : f.sex === 'F' ? 'M' : '';
 
@@ -134,9 +155,10 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
         section: null,
       },
       curpVsData: {
-        initials: comps && firstSurname ? comps.name_initials[0] === mrzFold(firstSurname)[0] : null,
-        dateOfBirth: comps?.birth_date && f.dateOfBirthIso ? comps.birth_date === f.dateOfBirthIso : null,
-        sex: comps?.sex && sex ? comps.sex === sex : null,
+        initials: comps && firstSurname ? comps.name_initials[0] === mrzFold(firstSurname.replace(/^((DE|DEL|LA|LAS|LOS|Y|MC|VAN|VON)\s+)+/, ''))[0] : null,
+        // Only against an MRZ whose check digits passed: a misread MRZ is not a contradiction.
+        dateOfBirth: m.valid && comps?.birth_date && f.dateOfBirthIso ? comps.birth_date === f.dateOfBirthIso : null,
+        sex: m.valid && comps?.sex && sex ? comps.sex === sex : null,
       },
       layoutScore: [surnHit, givenHit].filter(Boolean).length / 2,
     },

@@ -99,7 +99,9 @@ export function colourfulness(img: RgbImage, region: Box): { saturation: number;
 /**
  * Face-in-photo-area cue: fraction of skin-tone pixels (YCbCr rule of Chai & Ngan, IEEE TCSVT 1999:
  * 77 <= Cb <= 127, 133 <= Cr <= 173) in the photo area, plus texture (grey standard deviation) there.
- * Passes when >= 8% skin and std >= 20 (a blank or pasted flat patch fails).
+ * Passes when std >= 20 (a blank or flat pasted patch fails) and either >= 8 % skin or the area is a
+ * greyscale portrait (mean saturation < 0.1: INE models E/F print the photo in grey). A heuristic, not a
+ * face detector: it catches a missing or blanked photo, not a swapped one.
  */
 export function facePresence(img: RgbImage, photo: Box): { skin: number; std: number; passed: boolean } {
   const r = clampBox(photo, img.width, img.height);
@@ -108,6 +110,7 @@ export function facePresence(img: RgbImage, photo: Box): { skin: number; std: nu
   let n = 0;
   let s = 0;
   let s2 = 0;
+  let sat = 0;
   for (let y = r.y; y < r.y + r.h; y += 2) {
     for (let x = r.x; x < r.x + r.w; x += 2) {
       const i = (y * img.width + x) * 3;
@@ -118,6 +121,8 @@ export function facePresence(img: RgbImage, photo: Box): { skin: number; std: nu
       const cb = 128 - 0.168736 * R - 0.331264 * G + 0.5 * B;
       const cr = 128 + 0.5 * R - 0.418688 * G - 0.081312 * B;
       if (cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173) skin++;
+      const mx = Math.max(R, G, B);
+      sat += mx === 0 ? 0 : (mx - Math.min(R, G, B)) / mx;
       s += Y;
       s2 += Y * Y;
       n++;
@@ -126,5 +131,6 @@ export function facePresence(img: RgbImage, photo: Box): { skin: number; std: nu
   const mean = s / n;
   const std = Math.sqrt(Math.max(0, s2 / n - mean * mean));
   const frac = skin / n;
-  return { skin: frac, std, passed: frac >= 0.08 && std >= 20 };
+  const grey = sat / n < 0.1;
+  return { skin: frac, std, passed: std >= 20 && (frac >= 0.08 || grey) };
 }

@@ -16,7 +16,10 @@ import { parseMrz } from '../../domain/mrz/index.ts';
 import { colourfulness, errorLevelAnalysis, facePresence, moireScore } from './forensics.ts';
 import { BLUR_THRESHOLD } from './intake.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
+import { mrzAlternatives, readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
+
+/** The second MRZ engine (see `mrzAlternatives`). */
+const TESSERACT_MRZ_ENGINE = 'tesseract.js@7-lstm-eng-mrz-whitelist';
 
 /** Input of `ocr.extractId`. */
 export interface ExtractIdInput {
@@ -48,15 +51,37 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const t0 = performance.now();
   if (input.documentType === 'passport') {
     const page = await readPassport(input.front);
-    const r = buildPassportResult(page.lines, input.today);
-    return { type: 'passport', ...r, engines: [PADDLE_ENGINE], timings: { ...page.timings, totalMs: performance.now() - t0 } };
+    let r = buildPassportResult(page.lines, input.today);
+    const engines = [PADDLE_ENGINE];
+    if (r.validation.mrz !== 'ok') {
+      // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass.
+      for (const lines of await mrzAlternatives(page)) {
+        const alt = buildPassportResult(lines, input.today);
+        if (alt.validation.mrz === 'ok') {
+          r = alt;
+          engines.push(TESSERACT_MRZ_ENGINE);
+          break;
+        }
+      }
+    }
+    return { type: 'passport', ...r, engines, timings: { ...page.timings, totalMs: performance.now() - t0 } };
   }
   const front = await readIneFront(input.front);
   const back = input.back ? await readPage(input.back, { mrzFirst: true }) : null;
-  const r = buildIneResult(front.lines, back?.lines ?? null, input.today);
+  let r = buildIneResult(front.lines, back?.lines ?? null, input.today);
+  if (back && r.validation.mrz === 'failed') r = (await betterBackLines(front.lines, back, input.today)) ?? r;
   const engines = [PADDLE_ENGINE];
   if (front.lines.some((l) => l.engine === 'tesseract')) engines.push('tesseract.js@7-lstm-spa');
   return { type: 'ine', ...r, engines, timings: { front: front.timings.paddleMs ?? 0, back: back?.timings.paddleMs ?? 0, totalMs: performance.now() - t0 } };
+}
+
+/** A back whose Tesseract MRZ reading passes the checks, combined with the front; null when none does. */
+async function betterBackLines(frontLines: OcrLine[], back: ReadPage, today: string): Promise<ReturnType<typeof buildIneResult> | null> {
+  for (const lines of await mrzAlternatives(back)) {
+    const alt = buildIneResult(frontLines, lines, today);
+    if (alt.validation.mrz === 'ok') return alt;
+  }
+  return null;
 }
 
 async function extractDocument(input: { image: Uint8Array; documentType: BillType; today: string }): Promise<{ type: BillType; fields: BillFields; timings: Record<string, number> }> {
@@ -83,12 +108,14 @@ async function authenticity(input: { image: Uint8Array; back?: Uint8Array | null
   const signals: Partial<Record<AuthenticitySignal, boolean | null>> = {};
   let photo: { x: number; y: number; w: number; h: number } | null = null;
 
-  const isPassport = input.documentType === 'passport' || (input.documentType !== 'ine' && findTd3Lines(lines).length > 0);
+  const isPassport =
+    input.documentType === 'passport' ||
+    (input.documentType !== 'ine' && (findTd3Lines(lines).length > 0 || lines.some((l) => /PASAPORTE|PASSPORT/.test(l.text.toUpperCase().replace(/\s/g, '')))));
   if (isPassport) {
     const r = buildPassportResult(lines, input.today);
     signals.mrz_check_digits = r.validation.mrz === 'ok';
-    signals.mrz_matches_front = r.cross.mrzVsFront.name;
-    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && r.cross.curpVsData.dateOfBirth !== false && r.cross.curpVsData.sex !== false;
+    signals.mrz_matches_front = r.validation.mrz === 'ok' ? r.cross.mrzVsFront.name : null;
+    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [r.cross.curpVsData.initials, r.cross.curpVsData.dateOfBirth, r.cross.curpVsData.sex].every((v) => v !== false);
     signals.expected_layout = r.cross.layoutScore >= 0.5;
     // Passport data page: the portrait is left of the visual-zone text column, above the MRZ.
     const left = Math.min(...lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x));
@@ -132,6 +159,20 @@ async function authenticity(input: { image: Uint8Array; back?: Uint8Array | null
  */
 async function readPageJob(input: { image: Uint8Array; kind: 'ineFront' | 'back' }): Promise<{ lines: OcrLine[]; timings: Record<string, number> }> {
   const page = input.kind === 'ineFront' ? await readIneFront(input.image) : await readPage(input.image, { mrzFirst: true });
+  if (input.kind === 'back') {
+    // Resolve the MRZ engine choice here, where the image is: keep Tesseract's rows when Paddle's fail.
+    const rows = findTd1Lines(page.lines);
+    const ok = rows.length === 3 && parseMrz(rows).valid;
+    if (!ok) {
+      for (const lines of await mrzAlternatives(page)) {
+        const alt = findTd1Lines(lines);
+        if (alt.length === 3 && parseMrz(alt).valid) {
+          page.lines = lines;
+          break;
+        }
+      }
+    }
+  }
   return { lines: page.lines.map((l) => ({ text: l.text, confidence: l.confidence, box: l.box })), timings: page.timings };
 }
 

@@ -15,14 +15,24 @@ import { TesseractLineReader } from './tesseract.ts';
 
 let paddle: Promise<PaddleOcr> | null = null;
 let tess: Promise<TesseractLineReader> | null = null;
+let tessMrz: Promise<TesseractLineReader> | null = null;
+
+/** The MRZ alphabet (ICAO 9303 part 3): Tesseract's English model restricted to it for MRZ rows. */
+export const MRZ_WHITELIST = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
+
+/** The worker's Tesseract English MRZ-alphabet line reader (loaded on first use). */
+export function getTesseractMrz(): Promise<TesseractLineReader> {
+  tessMrz ??= TesseractLineReader.load('eng', MRZ_WHITELIST);
+  return tessMrz;
+}
 
 /**
- * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads: `OCR_ONNX_THREADS`
- * (default 2: one request then uses both cores of the target machine; with several concurrent requests
- * the pool's workers share them).
+ * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads:
+ * `OCR_ONNX_THREADS` (default 1: measured faster than 2 on the 2-core target, where the pool's two
+ * workers already read an INE's two sides in parallel; see docs/ocr.md).
  */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 2));
+  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
   return paddle;
 }
 
@@ -261,4 +271,38 @@ export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
   if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
   page.timings.tesseractMs = performance.now() - t;
   return page;
+}
+
+/**
+ * Second reading of the MRZ rows with Tesseract (English LSTM, MRZ alphabet only), for when PaddleOCR's
+ * reading fails the check digits: returns alternative line sets, each with some MRZ rows replaced by
+ * Tesseract's reading (every combination of rows, at most 8), for the caller to keep the one whose
+ * check digits pass. Rows are found by shape: >= 25 MRZ characters including `<`.
+ */
+export async function mrzAlternatives(page: ReadPage): Promise<PipelineLine[][]> {
+  const rows = page.lines.filter((l) => {
+    const t = l.text.toUpperCase().replace(/\s+/g, '');
+    return t.length >= 25 && /<|«|《|く/.test(t);
+  });
+  if (!rows.length || rows.length > 3) return [];
+  const reader = await getTesseractMrz();
+  const alt = new Map<PipelineLine, string>();
+  for (const row of rows) {
+    const q = row.quad;
+    const h = dist(q[0], q[3]);
+    const outH = 64;
+    const crop = warpQuad(page.intake.image, q, Math.max(16, Math.round((outH * dist(q[0], q[1])) / Math.max(1, h))), outH);
+    const r = await reader.readLine(crop);
+    const t = r.text.replace(/\s+/g, '');
+    if (t.length >= 20) alt.set(row, t);
+  }
+  const keys = [...alt.keys()];
+  const out: PipelineLine[][] = [];
+  for (let mask = 1; mask < 1 << keys.length && out.length < 8; mask++) {
+    out.push(page.lines.map((l) => {
+      const k = keys.indexOf(l);
+      return k >= 0 && mask & (1 << k) ? { ...l, text: alt.get(l)!, engine: 'tesseract' as const } : l;
+    }));
+  }
+  return out;
 }

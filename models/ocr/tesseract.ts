@@ -21,8 +21,11 @@ type Worker = import('tesseract.js').Worker;
 export class TesseractLineReader {
   private constructor(private readonly worker: Worker) {}
 
-  /** Creates the worker with the given language (`spa` by default) from the npm data package. */
-  static async load(lang: 'spa' | 'eng' = 'spa'): Promise<TesseractLineReader> {
+  /**
+   * Creates the worker with the given language (`spa` by default) from the npm data package;
+   * `whitelist` restricts the characters (e.g. the MRZ alphabet `0-9A-Z<`).
+   */
+  static async load(lang: 'spa' | 'eng' = 'spa', whitelist?: string): Promise<TesseractLineReader> {
     const { createWorker, OEM, PSM } = await import('tesseract.js');
     const pkgDir = path.dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`));
     const worker = await createWorker(lang, OEM.LSTM_ONLY, {
@@ -32,7 +35,9 @@ export class TesseractLineReader {
       logger: () => {},
       errorHandler: () => {},
     });
-    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, preserve_interword_spaces: '1' });
+    // user_defined_dpi: crops carry no resolution; Tesseract then warns "Invalid resolution" and uses 70 on
+    // every call. 70 is set explicitly: same behaviour (the figures in docs/ocr.md were measured with it), no warning.
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, preserve_interword_spaces: '1', user_defined_dpi: '70', ...(whitelist ? { tessedit_char_whitelist: whitelist } : {}) });
     return new TesseractLineReader(worker);
   }
 

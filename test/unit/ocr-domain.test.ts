@@ -131,6 +131,27 @@ describe('INE composition', () => {
     expect(r.fields.mrz).toBe('');
   });
 
+  it('keeps the printed name when the MRZ name row (no check digit) is misread; flags a real contradiction', () => {
+    const misread = [MRZ[0], MRZ[1], MRZ[2].replace('MUNOZ', 'MONO<')];
+    const r = buildIneResult(FRONT_G, backLines(misread), '2026-06-01');
+    expect(r.validation.mrz).toBe('ok');
+    expect([r.fields.firstSurname, r.fields.secondSurname]).toEqual(['PEÑA', 'MUÑOZ']);
+    expect(r.cross.mrzVsFront.name).toBe(true);
+    const other = buildIneMrz({ cic: '123456789', section: '0423', identificadorCiudadano: '123456789', dateOfBirth: '1990-01-02', gender: 'H', expiryYear: '2030', firstSurname: 'GARCIA', secondSurname: 'LOPEZ', names: 'PEDRO' });
+    const c = buildIneResult(FRONT_G, backLines(other), '2026-06-01');
+    expect(c.cross.mrzVsFront.name).toBe(false);
+    expect(c.fields.firstSurname).toBe('GARCÍA'); // the MRZ wins, accents restored from the lexicon
+  });
+
+  it('repairs glued address words and a final comma read for the period', () => {
+    const front = FRONT_G.map((l) =>
+      l.text === 'C SAN MARTÍN 123' ? { ...l, text: 'CBENITO JUAREZ 1080' } : l.text === 'COL CENTRO 06000' ? { ...l, text: 'COLREFORMA 68050' } : l.text === 'CUAUHTEMOC, CDMX.' ? { ...l, text: 'OAXACA DE JUAREZ, OAX,' } : l,
+    );
+    const r = buildIneResult(front, null, '2026-06-01');
+    expect(r.fields.address).toBe('C BENITO JUÁREZ 1080 COL REFORMA 68050 OAXACA DE JUÁREZ, OAX.');
+    expect(r.fields.detailAddress).toEqual({ streetAndNumber: 'C BENITO JUÁREZ 1080', colony: 'COL REFORMA', zipCode: '68050', city: 'OAXACA DE JUÁREZ', state: 'OAX' });
+  });
+
   it('a wrong CURP check digit is curp failed', () => {
     const front = FRONT_G.map((l) => (l.text.startsWith('CURP') ? { ...l, text: 'CURP PEMA900102HDFXXN06' } : l));
     expect(buildIneResult(front, null, '2026-06-01').validation.curp).toBe('failed');
