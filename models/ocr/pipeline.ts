@@ -7,7 +7,7 @@ import { OcrError } from '../../domain/ocr/errors.ts';
 import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
-import type { OcrLine } from '../../domain/ocr/text.ts';
+import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
 import { intake, type IntakeImage } from './intake.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
@@ -161,7 +161,7 @@ export async function rereadSpanish(page: ReadPage, targets: PipelineLine[]): Pr
     if (tessFold === paddleFold) {
       line.text = t;
       line.engine = 'tesseract';
-    } else if (r.confidence >= 0.7 && levenshtein(tessFold, paddleFold) <= Math.max(1, Math.floor(paddleFold.length / 10))) {
+    } else if (r.confidence >= 0.7 && editDistance(tessFold, paddleFold) <= Math.max(1, Math.floor(paddleFold.length / 10))) {
       line.text = t;
       line.engine = 'tesseract';
     } else {
@@ -226,19 +226,6 @@ export function respace(paddleText: string, tessText: string): string {
   return out;
 }
 
-function levenshtein(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0]!;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j]!;
-      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return dp[b.length]!;
-}
 
 /** Reads an INE front: page read plus Spanish re-read of the name and address rows. */
 export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
