@@ -3,9 +3,9 @@ import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
 import { dayNumber } from '../../../../domain/curp/index.ts';
 import { lookupFingerprint, validateGetCurpRequest } from '../../../../domain/registry/index.ts';
-import { RegistryUnavailableError, type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
+import { type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
 import { GetCurpBody, GetCurpResponse, RegistryError, lookupErrorResponses } from './schemas.ts';
-import { recordLookup, registryError, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
+import { callProvider, recordLookup, registryError, rejectedLookup, secondsSince } from './runtime.ts';
 import type { RegistryDeps } from './index.ts';
 
 const OPERATION = 'renapo.get-curp' as const;
@@ -36,29 +36,14 @@ export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps
     validatorCompiler: () => (data) => ({ value: data }),
     preValidation: async (request) => {
       const v = validateGetCurpRequest(request.body, dayNumber(new Date(ctx.clock.now())));
-      if (!v.ok) {
-        await recordLookup(ctx, request, {
-          operation: OPERATION, fingerprint: null, outcome: 'rejected', provider: deps.provider.name, sandbox: deps.provider.sandbox,
-          provider_latency_ms: null, http_status: 400, reason: v.error.type, parameter: v.error.parameter,
-        });
-        throw requestError(v.error);
-      }
+      if (!v.ok) throw await rejectedLookup(ctx, request, { operation: OPERATION, provider: deps.provider.name, sandbox: deps.provider.sandbox }, v.error);
       inputs.set(request, v.value);
     },
     handler: async (request) => {
       const input = inputs.get(request)!;
       const fingerprint = lookupFingerprint(deps.fingerprintKey, OPERATION, input);
       const base = { operation: OPERATION, fingerprint, provider: deps.provider.name, sandbox: deps.provider.sandbox };
-      const t0 = performance.now();
-      let result;
-      try {
-        result = await deps.provider.getCurp(input, { requestId: request.id });
-      } catch (e) {
-        if (!(e instanceof RegistryUnavailableError)) throw e;
-        await recordLookup(ctx, request, { ...base, outcome: 'provider_unavailable', provider_latency_ms: Math.round(performance.now() - t0), http_status: 503, reason: e.reason });
-        throw serviceUnavailable('renapo', e);
-      }
-      const latency = Math.round((performance.now() - t0) * 100) / 100;
+      const { result, latencyMs: latency } = await callProvider(ctx, request, base, 'renapo', () => deps.provider.getCurp(input, { requestId: request.id }));
       if (!result.found) {
         await recordLookup(ctx, request, { ...base, outcome: 'not_found', provider_latency_ms: latency, http_status: 404 });
         throw registryError('NOT_FOUND', result.message || 'No record found in RENAPO for these data.');

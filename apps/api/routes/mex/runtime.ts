@@ -116,6 +116,54 @@ export async function recordLookup(ctx: AppContext, request: FastifyRequest, dat
   );
 }
 
+/** What every lookup event of one request shares. */
+export type LookupBase = Pick<RegistryLookupCompletedData, 'operation' | 'fingerprint' | 'provider' | 'sandbox'>;
+
+/**
+ * Records a request the spec's validation refused (no provider call, nothing charged) and returns the
+ * 400 to throw.
+ */
+export async function rejectedLookup(
+  ctx: AppContext,
+  request: FastifyRequest,
+  base: Omit<LookupBase, 'fingerprint'>,
+  error: RegistryRequestError,
+): Promise<ApiError> {
+  await recordLookup(ctx, request, {
+    ...base,
+    fingerprint: null,
+    outcome: 'rejected',
+    provider_latency_ms: null,
+    http_status: 400,
+    reason: error.type,
+    parameter: error.parameter,
+  });
+  return requestError(error);
+}
+
+/**
+ * Calls the provider and times it. A {@link RegistryUnavailableError} is recorded as
+ * `provider_unavailable` and thrown as the spec's 503; any other error propagates.
+ * @returns the provider's answer and its latency in milliseconds (two decimals)
+ */
+export async function callProvider<R>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  base: LookupBase,
+  service: RegistryService,
+  call: () => Promise<R>,
+): Promise<{ result: R; latencyMs: number }> {
+  const t0 = performance.now();
+  try {
+    const result = await call();
+    return { result, latencyMs: Math.round((performance.now() - t0) * 100) / 100 };
+  } catch (e) {
+    if (!(e instanceof RegistryUnavailableError)) throw e;
+    await recordLookup(ctx, request, { ...base, outcome: 'provider_unavailable', provider_latency_ms: Math.round(performance.now() - t0), http_status: 503, reason: e.reason });
+    throw serviceUnavailable(service, e);
+  }
+}
+
 /**
  * Marks every answer of a sandbox provider: the `X-Registry-Sandbox: true` header on all of them, and
  * `sandbox: true` in registry-shaped error bodies (success bodies carry it from the handlers). Bodies

@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
 import { lookupFingerprint, validateVoterListRequest } from '../../../../domain/registry/index.ts';
-import { RegistryUnavailableError, type VoterLookupRequest } from '../../../../infra/ports/registry-provider.ts';
+import { type VoterLookupRequest } from '../../../../infra/ports/registry-provider.ts';
 import { VoterListBody, VoterListResponse, lookupErrorResponses } from './schemas.ts';
-import { recordLookup, requestError, secondsSince, serviceUnavailable } from './runtime.ts';
+import { callProvider, recordLookup, rejectedLookup, secondsSince } from './runtime.ts';
 import type { RegistryDeps } from './index.ts';
 
 const OPERATION = 'ine.validate-voter-list' as const;
@@ -34,29 +34,14 @@ export function registerValidateVoterList(app: ApiApp, ctx: AppContext, deps: Re
     validatorCompiler: () => (data) => ({ value: data }),
     preValidation: async (request) => {
       const v = validateVoterListRequest(request.body);
-      if (!v.ok) {
-        await recordLookup(ctx, request, {
-          operation: OPERATION, fingerprint: null, outcome: 'rejected', provider: deps.provider.name, sandbox: deps.provider.sandbox,
-          provider_latency_ms: null, http_status: 400, reason: v.error.type, parameter: v.error.parameter,
-        });
-        throw requestError(v.error);
-      }
+      if (!v.ok) throw await rejectedLookup(ctx, request, { operation: OPERATION, provider: deps.provider.name, sandbox: deps.provider.sandbox }, v.error);
       inputs.set(request, v.value);
     },
     handler: async (request) => {
       const input = inputs.get(request)!;
       const fingerprint = lookupFingerprint(deps.fingerprintKey, OPERATION, input);
       const base = { operation: OPERATION, fingerprint, provider: deps.provider.name, sandbox: deps.provider.sandbox };
-      const t0 = performance.now();
-      let result;
-      try {
-        result = await deps.provider.validateVoter(input, { requestId: request.id });
-      } catch (e) {
-        if (!(e instanceof RegistryUnavailableError)) throw e;
-        await recordLookup(ctx, request, { ...base, outcome: 'provider_unavailable', provider_latency_ms: Math.round(performance.now() - t0), http_status: 503, reason: e.reason });
-        throw serviceUnavailable('ine', e);
-      }
-      const latency = Math.round((performance.now() - t0) * 100) / 100;
+      const { result, latencyMs: latency } = await callProvider(ctx, request, base, 'ine', () => deps.provider.validateVoter(input, { requestId: request.id }));
       await recordLookup(ctx, request, {
         ...base,
         outcome: result.valid ? 'valid' : 'not_valid',
