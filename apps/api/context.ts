@@ -81,6 +81,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   await tenancy.start();
   const credits = new CreditLedger(events, () => clock.now());
   const creditsFollower = await credits.follow();
+  // A reservation is settled within the request (job timeout JOB_TIMEOUT_MS); one still open after
+  // 15 minutes belongs to a process that died mid-request. Checked at start and every 5 minutes.
+  const STALE_RESERVATION_MS = 15 * 60_000;
+  const sweep = () => credits.releaseStale(STALE_RESERVATION_MS).catch((err: unknown) => log.error({ err }, 'could not release stale credit reservations'));
+  await sweep();
+  const sweeper = setInterval(() => void sweep(), 5 * 60_000);
+  sweeper.unref();
   const runner = new ProjectionRunner(events, projections, { store: readModels, vectorIndex }, (name, error) =>
     log.error({ err: error, projection: name }, 'projection failed; it will retry'),
   );
@@ -107,6 +114,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       ]);
     },
     async close() {
+      clearInterval(sweeper);
       await usage.flush();
       await runner.stop();
       await creditsFollower.stop();

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
-import { PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
+import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
 import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { AppContext } from './context.ts';
@@ -12,7 +12,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Authentication requirement; `false` for public routes (OpenAPI, docs). Default: `read`. */
     auth?: AuthRequirement | false;
-    /** Credits charged on a 2xx answer (spec, Limits). */
+    /**
+     * Credits charged on a 2xx answer. Spec routes take theirs from `CREDIT_COSTS` (domain/plans) by
+     * method and path; this overrides it (routes outside the spec's table, tests).
+     */
     billing?: { cost: number };
     /** Rate class (spec, Limits): heavy = 50%, light = 2x the plan's per-minute limit. Default standard. */
     rateClass?: RateClass;
@@ -81,7 +84,7 @@ export function registerEdge(app: ApiApp, ctx: AppContext): void {
   });
 
   app.addHook('preHandler', async (request) => {
-    const cost = request.routeOptions.config.billing?.cost ?? 0;
+    const cost = routeCost(request);
     const auth = request.auth;
     if (!auth || cost <= 0) return;
     request.edge.cost = cost;
@@ -136,6 +139,14 @@ export function registerEdge(app: ApiApp, ctx: AppContext): void {
     };
     ctx.usage.record(data);
   });
+}
+
+/** Credits a 2xx answer of this route costs: its `billing` override, else the spec's table, else 0. */
+function routeCost(request: FastifyRequest): number {
+  const override = request.routeOptions.config.billing?.cost;
+  if (override !== undefined) return override;
+  const key = `${request.method} ${request.routeOptions.url ?? ''}`;
+  return (CREDIT_COSTS as Record<string, number>)[key] ?? 0;
 }
 
 function payloadSize(payload: unknown, reply: FastifyReply): number {

@@ -162,21 +162,23 @@ export class CreditLedger {
     return availableCredits(await this.state(tenantId), allowance, this.now());
   }
 
-  /** Releases reservations left open longer than `maxAgeMs` (a process died between reserve and settle). */
-  async releaseStale(tenantId: string, maxAgeMs: number): Promise<number> {
-    const state = await this.state(tenantId);
+  /**
+   * Releases every reservation (of the tenants this ledger knows) left open longer than `maxAgeMs`: a
+   * process died between reserve and settle, and the held credits would otherwise stay unspendable.
+   * @returns how many were released
+   */
+  async releaseStale(maxAgeMs: number): Promise<number> {
     const cutoff = this.now() - maxAgeMs;
     let n = 0;
-    for (const [id, r] of state.open) {
-      if (Date.parse(r.reservedAt) < cutoff) {
-        await this.settle(tenantId, id, false, 'stale_reservation');
-        n++;
+    for (const tenantId of [...this.cache.keys()]) {
+      const state = await this.state(tenantId);
+      for (const [id, r] of [...state.open]) {
+        if (Date.parse(r.reservedAt) < cutoff) {
+          await this.settle(tenantId, id, false, 'stale_reservation');
+          n++;
+        }
       }
     }
     return n;
-  }
-
-  tenantsInCache(): string[] {
-    return [...this.cache.keys()];
   }
 }

@@ -54,7 +54,7 @@ export function concurrencyLimit(plan: Plan, overrides: LimitOverrides = {}): nu
 
 /**
  * Credit cost per successful call (spec, Limits, "Credit cost per successful call"), keyed by
- * `METHOD path-template`. Routes declare their own cost; this table is the single source they read.
+ * `METHOD route-template` as Fastify registers it; the edge charges from it (apps/api/edge.ts).
  */
 export const CREDIT_COSTS = {
   'POST /v1/ocr/extract/id': 3,

@@ -29,7 +29,7 @@ export function registerEmailVerifyBatch(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/email/verify/batch',
-    config: { auth: { permission: 'read', jwt: true }, billing: { cost: 1 }, errorShape: 'flat' },
+    config: { auth: { permission: 'read', jwt: true }, errorShape: 'flat' },
     attachValidation: true,
     schema: {
       tags: ['email'],

@@ -39,7 +39,7 @@ export function registerEmailVerify(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'GET',
     url: '/v1/email/verify',
-    config: { auth: { permission: 'read', jwt: true }, billing: { cost: 1 }, errorShape: 'flat' },
+    config: { auth: { permission: 'read', jwt: true }, errorShape: 'flat' },
     attachValidation: true,
     schema: {
       tags: ['email'],

@@ -24,7 +24,7 @@ export function registerFaceMatchingEnroll(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/enroll',
-    config: { auth: { permission: 'write' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'structured' },
+    config: { auth: { permission: 'write' }, rateClass: 'standard', errorShape: 'structured' },
     schema: {
       tags: ['face-matching'],
       summary: 'Enroll a face embedding under a subject',

@@ -28,7 +28,7 @@ export function registerFaceMatchingSearch(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/search',
-    config: { auth: { permission: 'read' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'structured' },
     schema: {
       tags: ['face-matching'],
       summary: 'Search your enrolled faces (1:N)',

@@ -22,7 +22,7 @@ export function registerFaceMatchingVerify(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/verify/:subjectId',
-    config: { auth: { permission: 'read' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'structured' },
     schema: {
       tags: ['face-matching'],
       summary: 'Verify a face against one subject (1:1)',

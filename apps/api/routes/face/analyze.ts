@@ -71,7 +71,7 @@ export function registerFaceAnalyze(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face/analyze',
-    config: { auth: { permission: 'read' }, billing: { cost: 1 }, rateClass: 'heavy', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'heavy', errorShape: 'structured' },
     schema: {
       tags: ['face'],
       summary: 'Estimate age, gender, emotion and race of one face',

@@ -23,7 +23,7 @@ export function registerFaceDetect(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face/detect',
-    config: { auth: { permission: 'read' }, billing: { cost: 1 }, rateClass: 'standard', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'structured' },
     schema: {
       tags: ['face'],
       summary: 'Detect every face in an image',

@@ -29,7 +29,7 @@ export function registerFaceLandmarks(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face/landmarks',
-    config: { auth: { permission: 'read' }, billing: { cost: 1 }, rateClass: 'heavy', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'heavy', errorShape: 'structured' },
     schema: {
       tags: ['face'],
       summary: 'Facial landmarks of one face',

@@ -27,7 +27,7 @@ export function registerFaceLiveness(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face/liveness',
-    config: { auth: { permission: 'read' }, billing: { cost: 3 }, rateClass: 'heavy', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'heavy', errorShape: 'structured' },
     schema: {
       tags: ['face'],
       summary: 'Passive single-image liveness (anti-spoofing)',

@@ -26,7 +26,7 @@ export function registerFaceVerify(app: ApiApp, ctx: AppContext): void {
   app.route({
     method: 'POST',
     url: '/v1/face/verify',
-    config: { auth: { permission: 'read' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'structured' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'structured' },
     schema: {
       tags: ['face'],
       summary: 'Compare two faces (1:1)',

@@ -20,7 +20,7 @@ export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps
   app.route({
     method: 'POST',
     url: '/v1/mex/renapo/get-curp',
-    config: { auth: { permission: 'read' }, billing: { cost: 5 }, rateClass: 'standard', errorShape: 'registry' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'registry' },
     schema: {
       tags: ['mex'],
       summary: 'Get the CURP of a person from RENAPO',

@@ -20,7 +20,7 @@ export function registerValidateVoterList(app: ApiApp, ctx: AppContext, deps: Re
   app.route({
     method: 'POST',
     url: '/v1/mex/ine/validate-voter-list',
-    config: { auth: { permission: 'read' }, billing: { cost: 15 }, rateClass: 'standard', errorShape: 'registry' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'registry' },
     schema: {
       tags: ['mex'],
       summary: "Validate a voter credential against INE's voter list",

@@ -31,7 +31,7 @@ export function registerOcrExtractDocument(app: ApiApp, ctx: AppContext): void {
     method: 'POST',
     url: '/v1/ocr/extract/document',
     bodyLimit: OCR_JSON_BODY_LIMIT,
-    config: { auth: { permission: 'read' }, billing: { cost: 2 }, rateClass: 'standard', errorShape: 'flat' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'flat' },
     schema: {
       tags: ['ocr'],
       summary: 'Extract a proof of address (utility bill)',

@@ -65,7 +65,7 @@ export function registerOcrExtractId(app: ApiApp, ctx: AppContext): void {
     method: 'POST',
     url: '/v1/ocr/extract/id',
     bodyLimit: OCR_JSON_BODY_LIMIT,
-    config: { auth: { permission: 'read' }, billing: { cost: 3 }, rateClass: 'standard', errorShape: 'flat' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'flat' },
     schema: {
       tags: ['ocr'],
       summary: 'Extract an identity document (INE or passport)',

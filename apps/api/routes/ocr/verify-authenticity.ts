@@ -19,7 +19,7 @@ export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: AppContext): voi
     method: 'POST',
     url: '/v1/ocr/verify/authenticity',
     bodyLimit: OCR_JSON_BODY_LIMIT,
-    config: { auth: { permission: 'read' }, billing: { cost: 3 }, rateClass: 'standard', errorShape: 'flat' },
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'flat' },
     schema: {
       tags: ['ocr'],
       summary: 'Check the authenticity of an identity document image',

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryEventStore } from '../../infra/event-store/memory/memory-event-store.ts';
+import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
+import { InsufficientCreditsError } from '../../domain/credits/credits.ts';
+
+describe('credit ledger', () => {
+  it('releases reservations left open by a process that died, and only those', async () => {
+    let now = Date.UTC(2026, 10, 10, 12, 0, 0);
+    const store = new MemoryEventStore();
+    const dead = new CreditLedger(store, () => now);
+    await dead.reserve('t1', 15, 20, '/v1/x'); // never settled: the process "died"
+    now += 16 * 60_000;
+    const live = new CreditLedger(store, () => now);
+    const fresh = await live.reserve('t1', 3, 20, '/v1/x'); // in flight, must survive the sweep
+    await expect(live.reserve('t1', 5, 20, '/v1/x')).rejects.toBeInstanceOf(InsufficientCreditsError);
+    expect(await live.releaseStale(15 * 60_000)).toBe(1);
+    expect(await live.available('t1', 20)).toBe(17);
+    expect((await live.state('t1')).open.has(fresh)).toBe(true);
+    expect(await live.releaseStale(15 * 60_000)).toBe(0);
+  });
+
+  it('starts the month afresh on the 1st (UTC) and keeps purchased credits', async () => {
+    let now = Date.UTC(2026, 10, 30, 23, 59, 0);
+    const ledger = new CreditLedger(new MemoryEventStore(), () => now);
+    await ledger.grant('t2', 4);
+    for (let i = 0; i < 21; i++) await ledger.settle('t2', await ledger.reserve('t2', 1, 20, '/v1/x'), true);
+    expect(await ledger.available('t2', 20)).toBe(3);
+    now = Date.UTC(2026, 11, 1, 0, 0, 1);
+    expect(await ledger.available('t2', 20)).toBe(23);
+  });
+});
