@@ -110,7 +110,7 @@ export function registerEdge(app: ApiApp, ctx: AppContext): void {
       }
     }
     await setBillingHeaders(ctx, request, reply);
-    edge && (edge.responseSize = payloadSize(payload, reply));
+    if (edge) edge.responseSize = payloadSize(payload, reply);
     return payload;
   });
 

@@ -20,7 +20,7 @@ import { PostgresReadModelStore } from '../../infra/read-models/postgres/postgre
 import { TenancyError, changePlan, createApiKey, createTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { PLANS } from '../../domain/plans/plans.ts';
-import { tenantStream, type TenantCreated, type TenantPlanChanged } from '../../domain/tenancy/tenancy.ts';
+import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projections } from '../../projections/index.ts';
 import { createVectorIndex } from '../api/vector-index.ts';
@@ -108,10 +108,9 @@ async function main(argv: string[]): Promise<void> {
         const amount = Number(need('amount'));
         if (!Number.isInteger(amount) || amount <= 0) throw new UsageError('--amount must be a positive integer');
         const { events } = await store.readStream(tenantStream(tenantId));
-        const created = events.find((e) => e.type === 'TenantCreated') as unknown as TenantCreated | undefined;
-        if (!created) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
-        const planEvent = [...events].reverse().find((e) => e.type === 'TenantPlanChanged') as unknown as TenantPlanChanged | undefined;
-        const plan = PLANS[planEvent?.data.plan ?? created.data.plan];
+        const tenant = events.reduce((state, e) => evolveTenancy(state, e as unknown as TenancyEvent), emptyTenancy()).tenants.get(tenantId);
+        if (!tenant) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
+        const plan = PLANS[tenant.plan];
         const ledger = new CreditLedger(store);
         await ledger.grant(tenantId, amount, values.reason ?? 'operator_grant');
         const available = await ledger.available(tenantId, plan.monthlyCredits);
