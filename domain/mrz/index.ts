@@ -10,6 +10,12 @@ export {
   parseMrz, normalizeMrzLines, normalizeMrzText, readDate,
   type MrzParseResult, type MrzFields, type MrzCheck, type MrzCheckSummary, type MrzProblem, type ParseMrzOptions,
 } from './parse.ts';
-export { correctMrzLine, inferLineKind, repairMrzFillers, type MrzLineKind, type MrzLineResult } from './line.ts';
+export { correctMrzLine, inferLineKind, lineLayout, repairMrzFillers, type MrzLineKind, type MrzLineResult } from './line.ts';
 export { readIneMrz, ineGender, buildIneMrz, type IneMrzData, type IneMrzInput } from './ine.ts';
 export { buildTd1, buildTd3, mrzName, padMrz, transliterateForMrz, type Td1Input, type Td3Input } from './build.ts';
+export {
+  decodeFixedLength, decodeGreedy, estimateRowLength, chooseRowLength, columnPrior, substitutionCosts, allowedCharacters,
+  MRZ_CHARACTERS, MRZ_CLASSES, MRZ_ROW_LENGTHS, type MrzPosteriors, type DecodedRow, type ColumnPrior,
+} from './ctc.ts';
+export { correctWithCosts, type CostCorrectionOptions } from './ctc-correct.ts';
+export { decodeMrzRows, type DecodedMrz } from './ctc-rows.ts';

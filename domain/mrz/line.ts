@@ -61,6 +61,15 @@ const KIND_LAYOUT: Record<MrzLineKind, [LayoutDef, number]> = {
 };
 
 /**
+ * The layout a line kind belongs to and the line's index in it (TD1 line 1 opening `IDMEX` is the
+ * INE credential's overlay of TD1).
+ */
+export function lineLayout(kind: MrzLineKind, line = ''): [LayoutDef, number] {
+  const [layout, idx] = KIND_LAYOUT[kind];
+  return kind === 'TD1_1' && /^[I1][D0]MEX/.test(line) ? [LAYOUTS.TD1_INE, idx] : [layout, idx];
+}
+
+/**
  * Normalises (upper case, no blanks), then corrects one MRZ line.
  * @param kind the line's kind when known; inferred otherwise.
  * @param options `correct: false` only normalises and checks (no character is changed).
@@ -69,8 +78,7 @@ export function correctMrzLine(input: string, kind?: MrzLineKind, options: { cor
   const line = normalizeMrzText(input);
   const k = kind ?? inferLineKind(line);
   if (!k) return { kind: null, line, corrections: [], checks: [] };
-  let [layout, idx] = KIND_LAYOUT[k];
-  if (k === 'TD1_1' && /^[I1][D0]MEX/.test(line)) layout = LAYOUTS.TD1_INE;
+  const [layout, idx] = lineLayout(k, line);
   if (line.length !== layout.lineLengths[idx]) return { kind: null, line, corrections: [], checks: [] };
   const lines = layout.lineLengths.map((n, i) => (i === idx ? line : '<'.repeat(n)));
   const within = (lines2: readonly string[]) =>

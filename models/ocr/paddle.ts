@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
+import { mrzClassMap } from './mrz-posteriors.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
 /** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
@@ -48,6 +49,8 @@ export class PaddleOcr {
     private readonly det: InferenceSession,
     private readonly rec: InferenceSession,
     private readonly dict: string[],
+    /** Column map of the MRZ classes in this dictionary (`mrz-posteriors.ts`). */
+    readonly mrzMap: number[][] = mrzClassMap(dict),
   ) {}
 
   /** Loads the ONNX sessions (single intra-op thread: parallelism comes from the worker pool). */
@@ -111,16 +114,27 @@ export class PaddleOcr {
     return dbPostprocess(prob, w, h).map((q) => q.map(([x, y]) => [x * sx, y * sy]) as Quad);
   }
 
-  /** Recognises each quad's crop (batched by width). */
+  /** Recognises each quad's crop (batched by width): greedy CTC decoding over the full dictionary. */
   async recognize(img: RgbImage, quads: Quad[]): Promise<{ text: string; confidence: number }[]> {
+    const mats = await this.recognizeMatrices(img, quads);
+    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+  }
+
+  /**
+   * Runs the recogniser on each quad's crop (height 48, width by aspect, at most 1280 px) and returns
+   * the CTC posterior matrix of each: `probs[t * classes + k]` is P(class k at time step t), class 0 the
+   * CTC blank and class k >= 1 the character `dictionary[k - 1]`; a time step covers 8 px of the crop.
+   */
+  async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number } = {}): Promise<CtcMatrix[]> {
+    const maxWidth = options.maxWidth ?? 1280;
     const crops = quads.map((q) => {
       const qw = dist(q[0], q[1]);
       const qh = Math.max(1, dist(q[0], q[3]));
-      const outW = Math.max(8, Math.min(1280, Math.round((48 * qw) / qh)));
+      const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
       return warpQuad(img, q, outW, 48);
     });
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
-    const results: { text: string; confidence: number }[] = new Array(crops.length);
+    const results: CtcMatrix[] = new Array(crops.length);
     const batch = 6;
     for (let s = 0; s < order.length; s += batch) {
       const idx = order.slice(s, s + batch);
@@ -145,11 +159,26 @@ export class PaddleOcr {
       const [, steps, classes] = t.dims as number[];
       const data = t.data as Float32Array;
       idx.forEach((ci, b) => {
-        results[ci] = ctcDecode(data, b * steps! * classes!, steps!, classes!, this.dict);
+        // Time steps past the crop's own width only saw padding.
+        const own = Math.min(steps!, Math.ceil(crops[ci]!.width / 8));
+        const start = b * steps! * classes!;
+        results[ci] = { steps: own, classes: classes!, probs: data.subarray(start, start + own * classes!) };
       });
     }
     return results;
   }
+
+  /** The recogniser's dictionary (`dictionary[k - 1]` is class k). */
+  get dictionary(): readonly string[] {
+    return this.dict;
+  }
+}
+
+/** A recogniser's CTC posterior matrix for one crop: `steps` x `classes`, row-major, class 0 = blank. */
+export interface CtcMatrix {
+  steps: number;
+  classes: number;
+  probs: Float32Array;
 }
 
 /** Greedy CTC decoding (blank = class 0, class k = dict[k-1]); confidence = mean max-probability of kept steps. */

@@ -9,6 +9,7 @@ import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
 import { intake, type IntakeImage } from './intake.ts';
+import { rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
 import { TesseractLineReader } from './tesseract.ts';
@@ -124,6 +125,7 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
+  await rereadMrzRows(ocr, img.image, raw);
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   if (good.length < 3) {

@@ -1,0 +1,63 @@
+/**
+ * Decoding a whole MRZ (its 1 to 3 rows) from CTC posteriors: the layout is chosen from the number of
+ * rows and their estimated lengths (Doc 9303: TD1 3 x 30, TD2 2 x 36, TD3 2 x 44; the French national
+ * ID's 2 x 36 opens `IDFRA`, the INE credential's TD1 `IDMEX`), each row is decoded at the layout's
+ * length with its columns' character classes (`./ctc.ts`), then failing check digits are corrected
+ * with the recogniser's evidence (`./ctc-correct.ts`).
+ */
+import { correctWithCosts } from './ctc-correct.ts';
+import { chooseRowLength, columnPrior, decodeFixedLength, decodeGreedy, substitutionCosts, type MrzPosteriors } from './ctc.ts';
+import type { MrzCorrection } from './correct.ts';
+import { LAYOUTS, type LayoutDef } from './formats.ts';
+
+/** Result of {@link decodeMrzRows}. */
+export interface DecodedMrz {
+  readonly layout: LayoutDef;
+  readonly lines: string[];
+  /** Check-digit-guided changes made after decoding. */
+  readonly corrections: MrzCorrection[];
+}
+
+/** Largest difference between a row's greedy length and the layout's length for the row to count as that layout's. */
+const MAX_LENGTH_GAP = 6;
+
+/** Each row decoded at the layout's length with its column prior, and the substitution costs of its characters. */
+function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef): { lines: string[]; costs: Float64Array[] } | null {
+  const lines: string[] = [];
+  const costs: Float64Array[] = [];
+  for (let r = 0; r < posts.length; r++) {
+    const prior = columnPrior(layout, r);
+    const d = decodeFixedLength(posts[r]!, layout.lineLengths[r]!, prior);
+    if (!d) return null;
+    lines.push(d.text);
+    costs.push(substitutionCosts(posts[r]!, d, prior));
+  }
+  return { lines, costs };
+}
+
+/**
+ * Picks the layout for `posts` (top row first) and decodes them.
+ * @returns `null` when the rows fit no layout (wrong count, or a row's greedy reading is more than
+ *   6 characters off the layout's length): the caller keeps its own reading
+ */
+export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | null {
+  if (posts.length < 2 || posts.length > 3) return null;
+  let layout: LayoutDef;
+  if (posts.length === 3) layout = LAYOUTS.TD1;
+  else {
+    const est = posts.reduce((s, p) => s + chooseRowLength(p), 0) / posts.length;
+    layout = Math.abs(est - 36) < Math.abs(est - 44) ? LAYOUTS.TD2 : LAYOUTS.TD3;
+  }
+  if (posts.some((p, r) => Math.abs(decodeGreedy(p).text.length - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
+  let decoded = decodeWith(posts, layout);
+  if (!decoded) return null;
+  const first = decoded.lines[0]!;
+  const special = layout === LAYOUTS.TD1 && /^I[D0]MEX/.test(first) ? LAYOUTS.TD1_INE : layout === LAYOUTS.TD2 && /^I[D0]FRA/.test(first) ? LAYOUTS.FRENCH_NATIONAL_ID : null;
+  if (special) {
+    layout = special;
+    decoded = decodeWith(posts, layout);
+    if (!decoded) return null;
+  }
+  const fixed = correctWithCosts(decoded.lines, layout, decoded.costs);
+  return { layout, lines: fixed.lines, corrections: fixed.corrections };
+}

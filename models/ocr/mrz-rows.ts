@@ -1,0 +1,68 @@
+/**
+ * Re-reads the MRZ rows of a page with the constrained decoder (`domain/mrz/ctc-rows.ts`): finds the
+ * rows among the recognised lines by their greedy reading, groups the rows of one MRZ by geometry
+ * (stacked, left-aligned, of similar width and height), recognises each row again on a crop widened by
+ * two character cells each side (a detector box that clips the trailing fillers would otherwise force
+ * the decoder to invent characters inside the row), decodes each group and replaces the rows' text.
+ */
+import { decodeMrzRows } from '../../domain/mrz/index.ts';
+import { toMrzPosteriors } from './mrz-posteriors.ts';
+import type { PaddleOcr, TextLine } from './paddle.ts';
+import type { Quad, RgbImage } from './raster.ts';
+
+/** A greedy reading that may be an MRZ row: >= 20 characters of which >= 2 are fillers or their look-alikes. */
+export function looksLikeMrzRow(text: string): boolean {
+  const t = text.replace(/\s+/g, '');
+  return t.length >= 20 && (t.match(/[<«‹＜〈《]/g)?.length ?? 0) >= 2;
+}
+
+/**
+ * Groups MRZ rows: consecutive (top to bottom) rows whose heights are within 40% of each other, whose
+ * left edges and widths agree within 12% of the width, and whose vertical gap is under 2.5 row heights.
+ */
+export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
+  const rows = lines.filter((l) => looksLikeMrzRow(l.text)).sort((a, b) => a.box.y - b.box.y);
+  const groups: TextLine[][] = [];
+  for (const row of rows) {
+    const g = groups[groups.length - 1];
+    const last = g?.[g.length - 1];
+    const fits = last &&
+      Math.abs(row.box.h - last.box.h) <= 0.4 * Math.max(row.box.h, last.box.h) &&
+      Math.abs(row.box.x - last.box.x) <= 0.12 * Math.max(row.box.w, last.box.w) &&
+      Math.abs(row.box.w - last.box.w) <= 0.12 * Math.max(row.box.w, last.box.w) &&
+      row.box.y - (last.box.y + last.box.h) < 2.5 * last.box.h;
+    if (fits) g!.push(row);
+    else groups.push([row]);
+  }
+  return groups;
+}
+
+/** `quad` lengthened by `cells` character cells (row width / characters read) at each end, along its own direction. */
+export function widenQuad(quad: Quad, cells: number, chars: number): Quad {
+  const [tl, tr, br, bl] = quad;
+  const len = Math.hypot(tr[0] - tl[0], tr[1] - tl[1]) || 1;
+  const ext = (cells * len) / Math.max(1, chars);
+  const ux = ((tr[0] - tl[0]) / len) * ext;
+  const uy = ((tr[1] - tl[1]) / len) * ext;
+  return [[tl[0] - ux, tl[1] - uy], [tr[0] + ux, tr[1] + uy], [br[0] + ux, br[1] + uy], [bl[0] - ux, bl[1] - uy]];
+}
+
+/**
+ * Replaces, in place, the text of every MRZ row that belongs to a decodable group (2 or 3 rows).
+ * @returns the number of rows re-read
+ */
+export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: TextLine[]): Promise<number> {
+  let n = 0;
+  for (const group of groupMrzRows(lines)) {
+    if (group.length < 2 || group.length > 3) continue;
+    const quads = group.map((l) => widenQuad(l.quad, 2, l.text.replace(/\s+/g, '').length));
+    const mats = await ocr.recognizeMatrices(img, quads, { maxWidth: 2048 });
+    const decoded = decodeMrzRows(mats.map((m) => toMrzPosteriors(m, ocr.mrzMap)));
+    if (!decoded) continue;
+    group.forEach((l, i) => {
+      l.text = decoded.lines[i]!;
+    });
+    n += group.length;
+  }
+  return n;
+}
