@@ -6,9 +6,44 @@
  * with the recogniser's evidence (`./ctc-correct.ts`).
  */
 import { correctWithCosts } from './ctc-correct.ts';
-import { chooseRowLength, columnPrior, decodeFixedLength, decodeGreedy, substitutionCosts, type MrzPosteriors } from './ctc.ts';
+import { chooseRowLength, columnPrior, decodeFixedLength, decodeGreedy, substitutionCosts, type ColumnPrior, type DecodedRow, type MrzPosteriors } from './ctc.ts';
 import type { MrzCorrection } from './correct.ts';
 import { LAYOUTS, type LayoutDef } from './formats.ts';
+import { lineLayout, singleLineLayout, type MrzLineKind } from './line.ts';
+
+const KINDS_BY_LENGTH: Readonly<Record<number, readonly MrzLineKind[]>> = {
+  30: ['TD1_1', 'TD1_2', 'TD1_3'],
+  36: ['TD2_1', 'TD2_2', 'FRA_1', 'FRA_2'],
+  44: ['TD3_1', 'TD3_2'],
+};
+
+/**
+ * Decodes a single row whose place in its MRZ is unknown: at its estimated length (`chooseRowLength`),
+ * once per line kind of that length with the kind's column classes, keeping the most probable path
+ * (maximum a posteriori over the kinds). Rows of no MRZ length are decoded at their length unconstrained.
+ * `corrected` is the text after check-digit correction ({@link correctWithCosts}) of the checks lying
+ * wholly inside the row.
+ * @returns the text and the kind chosen (`null` for other lengths), or `null` when no path exists
+ */
+export function decodeMrzRow(post: MrzPosteriors): { text: string; kind: MrzLineKind | null; corrected: string } | null {
+  const n = chooseRowLength(post);
+  const plain = decodeFixedLength(post, n);
+  if (!plain) return null;
+  let best: { row: DecodedRow; kind: MrzLineKind | null; prior?: ColumnPrior } = { row: plain, kind: null };
+  for (const kind of KINDS_BY_LENGTH[n] ?? []) {
+    const [layout, idx] = lineLayout(kind, plain.text);
+    const prior = columnPrior(layout, idx);
+    const d = decodeFixedLength(post, n, prior);
+    if (d && (best.kind === null || d.score > best.row.score)) best = { row: d, kind, prior };
+  }
+  const text = best.row.text;
+  if (!best.kind) return { text, kind: null, corrected: text };
+  // The checks wholly inside the row, corrected with the row's substitution costs.
+  const [layout, idx] = lineLayout(best.kind, text);
+  const { lines, sub } = singleLineLayout(layout, idx, text);
+  const costs = lines.map((_, i) => (i === idx ? substitutionCosts(post, best.row, best.prior) : undefined));
+  return { text, kind: best.kind, corrected: correctWithCosts(lines, sub, costs).lines[idx]! };
+}
 
 /** Result of {@link decodeMrzRows}. */
 export interface DecodedMrz {

@@ -18,4 +18,4 @@ export {
   MRZ_CHARACTERS, MRZ_CLASSES, MRZ_ROW_LENGTHS, type MrzPosteriors, type DecodedRow, type ColumnPrior,
 } from './ctc.ts';
 export { correctWithCosts, type CostCorrectionOptions } from './ctc-correct.ts';
-export { decodeMrzRows, type DecodedMrz } from './ctc-rows.ts';
+export { decodeMrzRow, decodeMrzRows, type DecodedMrz } from './ctc-rows.ts';

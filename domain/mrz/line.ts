@@ -70,6 +70,21 @@ export function lineLayout(kind: MrzLineKind, line = ''): [LayoutDef, number] {
 }
 
 /**
+ * One line of `layout` on its own: the layout's lines with `line` at `idx` and fillers elsewhere, and
+ * the sub-layout of that line's fields and of the checks lying wholly inside it (`within` recomputes
+ * them for other lines: a long document number moves its check).
+ */
+export function singleLineLayout(layout: LayoutDef, idx: number, line: string): { lines: string[]; sub: LayoutDef; within: (lines: readonly string[]) => LayoutDef['checks'] } {
+  const lines = layout.lineLengths.map((n, i) => (i === idx ? line : '<'.repeat(n)));
+  const within = (lines2: readonly string[]) =>
+    layout.checks.filter((c) => {
+      const loc = c.locate(lines2);
+      return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
+    });
+  return { lines, sub: { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) }, within };
+}
+
+/**
  * Normalises (upper case, no blanks), then corrects one MRZ line.
  * @param kind the line's kind when known; inferred otherwise.
  * @param options `correct: false` only normalises and checks (no character is changed).
@@ -80,13 +95,7 @@ export function correctMrzLine(input: string, kind?: MrzLineKind, options: { cor
   if (!k) return { kind: null, line, corrections: [], checks: [] };
   const [layout, idx] = lineLayout(k, line);
   if (line.length !== layout.lineLengths[idx]) return { kind: null, line, corrections: [], checks: [] };
-  const lines = layout.lineLengths.map((n, i) => (i === idx ? line : '<'.repeat(n)));
-  const within = (lines2: readonly string[]) =>
-    layout.checks.filter((c) => {
-      const loc = c.locate(lines2);
-      return loc.digitAt[0] === idx && loc.ranges.every(([l]) => l === idx);
-    });
-  const sub: LayoutDef = { ...layout, fields: layout.fields.filter((f) => f.line === idx), checks: within(lines) };
+  const { lines, sub, within } = singleLineLayout(layout, idx, line);
   const { lines: out, corrections } = options.correct === false ? { lines, corrections: [] } : correctMrz(lines, sub);
   const corrected = out[idx]!;
   const checks = within(out).map((c) => {
