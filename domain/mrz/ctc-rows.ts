@@ -80,8 +80,9 @@ export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | nul
   let layout: LayoutDef;
   if (posts.length === 3) layout = LAYOUTS.TD1;
   else {
-    const est = posts.reduce((s, p) => s + chooseRowLength(p), 0) / posts.length;
-    layout = Math.abs(est - 36) < Math.abs(est - 44) ? LAYOUTS.TD2 : LAYOUTS.TD3;
+    // The longer row decides: a row read short lost characters, none is read long.
+    const est = Math.max(...posts.map(chooseRowLength));
+    layout = est <= 40 ? LAYOUTS.TD2 : LAYOUTS.TD3;
   }
   if (posts.some((p, r) => Math.abs(decodeGreedy(p).text.length - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
   let decoded = decodeWith(posts, layout);

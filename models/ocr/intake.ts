@@ -8,10 +8,20 @@ import { laplacianVariance, toGrey, type RgbImage } from './raster.ts';
 
 /** Largest accepted upload (spec "Limits": OCR file size 10 MB per file). */
 export const MAX_OCR_FILE_BYTES = 10 * 1024 * 1024;
-/** Shorter side below this (px, after orientation) is rejected as `image_too_small`. */
-export const MIN_SHORT_SIDE = 300;
+/**
+ * Shorter side below this (px, after orientation) is rejected as `image_too_small`: a TD1 card
+ * photographed edge to edge at 150 px puts its MRZ characters at about 6 px, the least the recogniser
+ * reads once enlarged (PassportEye's test images of 159-188 px read; see docs/mrz.md).
+ */
+export const MIN_SHORT_SIDE = 150;
 /** Working resolution: longest side in px after decoding (larger inputs are downscaled). */
 export const WORK_MAX_SIDE = 1600;
+/**
+ * Inputs whose shorter side is under 300 px are enlarged (Lanczos 3) to this longest side: the text
+ * detector misses characters under about 8 px, which such small card photos have. (Enlarging larger
+ * inputs measured worse: PassportEye's 600 px passports lost their MRZ rows at 1000 px.)
+ */
+export const WORK_MIN_SIDE = 800;
 /** Decompression-bomb guard: sharp refuses inputs with more pixels than this. */
 export const MAX_INPUT_PIXELS = 60_000_000;
 /**
@@ -96,7 +106,7 @@ export interface IntakeImage {
 
 /**
  * Decodes the upload: sniff, rasterise PDF, apply EXIF orientation (sharp `.rotate()`), downscale to
- * {@link WORK_MAX_SIDE}, measure sharpness.
+ * {@link WORK_MAX_SIDE} (or enlarge to {@link WORK_MIN_SIDE}), measure sharpness.
  * @throws OcrError `file_too_large`, `unsupported_format`, `image_too_small`, `image_too_blurry`
  */
 export async function intake(bytes: Uint8Array, options: { checkBlur?: boolean } = {}): Promise<IntakeImage> {
@@ -119,10 +129,11 @@ export async function intake(bytes: Uint8Array, options: { checkBlur?: boolean }
     throw new OcrError('image_too_small', `The image is ${w}x${h} px; at least ${MIN_SHORT_SIDE} px on the shorter side are needed.`, { width: w, height: h });
   }
   let raw: { data: Buffer; info: OutputInfo };
+  const side = Math.min(w, h) < 300 && Math.max(w, h) < WORK_MIN_SIDE ? WORK_MIN_SIDE : WORK_MAX_SIDE;
   try {
     raw = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
       .rotate()
-      .resize({ width: WORK_MAX_SIDE, height: WORK_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: side === WORK_MAX_SIDE, kernel: 'lanczos3' })
       .removeAlpha()
       .toColourspace('srgb')
       .raw()

@@ -18,7 +18,8 @@ export function looksLikeMrzRow(text: string): boolean {
 
 /**
  * Groups MRZ rows: consecutive (top to bottom) rows whose heights are within 40% of each other, whose
- * left edges and widths agree within 12% of the width, and whose vertical gap is under 2.5 row heights.
+ * left edges agree within 12% of the wider row's width and widths within 35% (the detector often
+ * clips a row's trailing fillers), and whose vertical gap is under 2.5 row heights.
  */
 export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
   const rows = lines.filter((l) => looksLikeMrzRow(l.text)).sort((a, b) => a.box.y - b.box.y);
@@ -29,7 +30,7 @@ export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
     const fits = last &&
       Math.abs(row.box.h - last.box.h) <= 0.4 * Math.max(row.box.h, last.box.h) &&
       Math.abs(row.box.x - last.box.x) <= 0.12 * Math.max(row.box.w, last.box.w) &&
-      Math.abs(row.box.w - last.box.w) <= 0.12 * Math.max(row.box.w, last.box.w) &&
+      Math.abs(row.box.w - last.box.w) <= 0.35 * Math.max(row.box.w, last.box.w) &&
       row.box.y - (last.box.y + last.box.h) < 2.5 * last.box.h;
     if (fits) g!.push(row);
     else groups.push([row]);
@@ -37,14 +38,25 @@ export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
   return groups;
 }
 
-/** `quad` lengthened by `cells` character cells (row width / characters read) at each end, along its own direction. */
-export function widenQuad(quad: Quad, cells: number, chars: number): Quad {
+/** `quad` lengthened along its own direction by `left` px before its start and `right` px past its end. */
+export function widenQuad(quad: Quad, left: number, right: number): Quad {
   const [tl, tr, br, bl] = quad;
   const len = Math.hypot(tr[0] - tl[0], tr[1] - tl[1]) || 1;
-  const ext = (cells * len) / Math.max(1, chars);
-  const ux = ((tr[0] - tl[0]) / len) * ext;
-  const uy = ((tr[1] - tl[1]) / len) * ext;
-  return [[tl[0] - ux, tl[1] - uy], [tr[0] + ux, tr[1] + uy], [br[0] + ux, br[1] + uy], [bl[0] - ux, bl[1] - uy]];
+  const ux = (tr[0] - tl[0]) / len;
+  const uy = (tr[1] - tl[1]) / len;
+  return [[tl[0] - ux * left, tl[1] - uy * left], [tr[0] + ux * right, tr[1] + uy * right], [br[0] + ux * right, br[1] + uy * right], [bl[0] - ux * left, bl[1] - uy * left]];
+}
+
+/**
+ * The crops to re-read for a group: every row spans the group's horizontal extent (all rows of an MRZ
+ * have one length) plus two character cells on each side, the cell estimated from the widest row.
+ */
+function groupQuads(group: readonly TextLine[]): Quad[] {
+  const widest = group.reduce((a, b) => (b.box.w > a.box.w ? b : a));
+  const cell = widest.box.w / Math.max(1, widest.text.replace(/\s+/g, '').length);
+  const x0 = Math.min(...group.map((l) => l.box.x));
+  const x1 = Math.max(...group.map((l) => l.box.x + l.box.w));
+  return group.map((l) => widenQuad(l.quad, l.box.x - x0 + 2 * cell, x1 - (l.box.x + l.box.w) + 2 * cell));
 }
 
 /**
@@ -55,7 +67,7 @@ export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: TextLi
   let n = 0;
   for (const group of groupMrzRows(lines)) {
     if (group.length < 2 || group.length > 3) continue;
-    const quads = group.map((l) => widenQuad(l.quad, 2, l.text.replace(/\s+/g, '').length));
+    const quads = groupQuads(group);
     const mats = await ocr.recognizeMatrices(img, quads, { maxWidth: 2048 });
     const decoded = decodeMrzRows(mats.map((m) => toMrzPosteriors(m, ocr.mrzMap)));
     if (!decoded) continue;

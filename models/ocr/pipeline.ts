@@ -125,7 +125,8 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
-  await rereadMrzRows(ocr, img.image, raw);
+  // OCR_MRZ_DECODER=greedy keeps PaddleOCR's greedy reading of MRZ rows (per-decoder comparison in evals).
+  if (process.env.OCR_MRZ_DECODER !== 'greedy') await rereadMrzRows(ocr, img.image, raw);
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   if (good.length < 3) {

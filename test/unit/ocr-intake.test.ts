@@ -65,7 +65,7 @@ describe('OCR intake', () => {
   });
 
   it('rejects small, blurred, corrupt, oversized and bomb inputs with their codes', async () => {
-    const small = await sharp({ create: { width: 250, height: 200, channels: 3, background: '#fff' } }).png().toBuffer();
+    const small = await sharp({ create: { width: 140, height: 120, channels: 3, background: '#fff' } }).png().toBuffer();
     expect(await code(intake(small))).toBe('image_too_small');
     const blurred = await sharp(await renderIneFront()).blur(8).png().toBuffer();
     expect(await code(intake(blurred))).toBe('image_too_blurry');
