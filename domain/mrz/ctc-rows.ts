@@ -6,7 +6,7 @@
  * with the recogniser's evidence (`./ctc-correct.ts`).
  */
 import { correctWithCosts } from './ctc-correct.ts';
-import { chooseRowLength, columnPrior, decodeFixedLength, decodeGreedy, substitutionCosts, type ColumnPrior, type DecodedRow, type MrzPosteriors } from './ctc.ts';
+import { chooseRowLength, columnPrior, decodeFixedLength, substitutionCosts, type ColumnPrior, type DecodedRow, type MrzPosteriors } from './ctc.ts';
 import type { MrzCorrection } from './correct.ts';
 import { LAYOUTS, type LayoutDef } from './formats.ts';
 import { lineLayout, singleLineLayout, type MrzLineKind } from './line.ts';
@@ -53,8 +53,8 @@ export interface DecodedMrz {
   readonly corrections: MrzCorrection[];
 }
 
-/** Largest difference between a row's greedy length and the layout's length for the row to count as that layout's. */
-const MAX_LENGTH_GAP = 6;
+/** Largest difference between a row's estimated length and the layout's length for the row to count as that layout's. */
+const MAX_LENGTH_GAP = 10;
 
 /** Each row decoded at the layout's length with its column prior, and the substitution costs of its characters. */
 function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef): { lines: string[]; costs: Float64Array[] } | null {
@@ -72,8 +72,8 @@ function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef): { lines
 
 /**
  * Picks the layout for `posts` (top row first) and decodes them.
- * @returns `null` when the rows fit no layout (wrong count, or a row's greedy reading is more than
- *   6 characters off the layout's length): the caller keeps its own reading
+ * @returns `null` when the rows fit no layout (wrong count, or a row's estimated length is more than
+ *   10 characters off the layout's length): the caller keeps its own reading
  */
 export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | null {
   if (posts.length < 2 || posts.length > 3) return null;
@@ -84,7 +84,7 @@ export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | nul
     const est = Math.max(...posts.map(chooseRowLength));
     layout = est <= 40 ? LAYOUTS.TD2 : LAYOUTS.TD3;
   }
-  if (posts.some((p, r) => Math.abs(decodeGreedy(p).text.length - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
+  if (posts.some((p, r) => Math.abs(chooseRowLength(p) - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
   let decoded = decodeWith(posts, layout);
   if (!decoded) return null;
   const first = decoded.lines[0]!;

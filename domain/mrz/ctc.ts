@@ -174,7 +174,7 @@ export function decodeGreedy(post: MrzPosteriors): { text: string; steps: number
  * characters are monospaced (OCR-B at a fixed pitch, Doc 9303 Part 3, 4.2.1), so the gaps between
  * consecutive emitted characters are integer multiples of the pitch, a multiple above 1 marking
  * dropped characters. The pitch starts at the median gap and is refined by least squares over those
- * multiples.
+ * multiples; a trailing run (emitted once) counts by its extent in pitches.
  * @returns the estimated number of characters (the greedy length when fewer than 3 were read)
  */
 export function estimateRowLength(post: MrzPosteriors): number {
@@ -193,20 +193,32 @@ export function estimateRowLength(post: MrzPosteriors): number {
     pitch = num / den;
   }
   if (!(pitch > 0)) return text.length;
-  return 1 + gaps.reduce((n, g) => n + Math.max(1, Math.round(g / pitch)), 0);
+  // A trailing run of one repeated character (the fillers that end most rows) is emitted once:
+  // its extent, up to the last non-blank step, counts in pitches too.
+  let lastInk = steps[steps.length - 1]!;
+  for (let t = post.steps - 1; t > lastInk; t--) {
+    let best = 0;
+    for (let k = 1; k < W; k++) if (post.logp[t * W + k]! > post.logp[t * W + best]!) best = k;
+    if (best !== 0) {
+      lastInk = t;
+      break;
+    }
+  }
+  const trailing = Math.round((lastInk - steps[steps.length - 1]!) / pitch);
+  return 1 + trailing + gaps.reduce((n, g) => n + Math.max(1, Math.round(g / pitch)), 0);
 }
 
 /** The MRZ row lengths of Doc 9303 (TD1, TD2, TD3). */
 export const MRZ_ROW_LENGTHS = [30, 36, 44] as const;
 
 /**
- * The row length to decode: the greedy length when it already is an MRZ length, else the pitch
- * estimate, snapped to an MRZ length within 2 characters.
+ * The row length to decode: the greedy length when it is an MRZ length the pitch estimate agrees
+ * with (within 2), else the pitch estimate, snapped to an MRZ length within 2 characters.
  */
 export function chooseRowLength(post: MrzPosteriors): number {
   const greedy = decodeGreedy(post).text.length;
-  if ((MRZ_ROW_LENGTHS as readonly number[]).includes(greedy)) return greedy;
   const est = estimateRowLength(post);
+  if ((MRZ_ROW_LENGTHS as readonly number[]).includes(greedy) && Math.abs(est - greedy) <= 2) return greedy;
   const snap = MRZ_ROW_LENGTHS.find((n) => Math.abs(n - est) <= 2);
   return snap ?? est;
 }
