@@ -1,6 +1,6 @@
 /**
  * Re-reads the MRZ rows of a page with the constrained decoder (`domain/mrz/ctc-rows.ts`): finds the
- * rows among the recognised lines by their greedy reading, groups the rows of one MRZ by geometry
+ * rows among the recognised lines by their greedy reading (joining rows the detector split), groups the rows of one MRZ by geometry
  * (stacked, left-aligned, of similar width and height), recognises each row again on a crop widened by
  * two character cells each side (a detector box that clips the trailing fillers would otherwise force
  * the decoder to invent characters inside the row), decodes each group and replaces the rows' text.
@@ -17,12 +17,54 @@ export function looksLikeMrzRow(text: string): boolean {
 }
 
 /**
- * Groups MRZ rows: consecutive (top to bottom) rows whose heights are within 40% of each other, whose
- * left edges agree within 12% of the wider row's width and widths within 35% (the detector often
- * clips a row's trailing fillers), and whose vertical gap is under 2.5 row heights.
+ * A reading that may be an MRZ row without fillers (TD3/MRV row 2 can hold none; degraded fillers are
+ * read as `4`, `K`...): >= 20 characters, at least 85% of them upper-case letters, digits or fillers.
+ */
+export function mayBeMrzRow(text: string): boolean {
+  const t = text.replace(/\s+/g, '');
+  return t.length >= 20 && (t.match(/[A-Z0-9<«‹＜〈《]/g)?.length ?? 0) >= 0.85 * t.length;
+}
+
+/**
+ * Joins, in place, the pieces of an MRZ row the detector split (same row: vertical centres within half
+ * a row height, horizontal gap under two row heights, at least one piece holding fillers): the left
+ * piece takes the union quad and both texts, the right piece is removed from `lines`.
+ */
+export function joinSplitRows(lines: TextLine[]): void {
+  for (let i = 0; i < lines.length; i++) {
+    const a = lines[i]!;
+    for (let j = 0; j < lines.length; j++) {
+      const b = lines[j]!;
+      if (i === j || b.box.x <= a.box.x) continue;
+      if (!looksLikeMrzRow(a.text + b.text) || !/[A-Z0-9<]/.test(b.text)) continue;
+      const h = Math.max(a.box.h, b.box.h);
+      const sameRow = Math.abs(a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2)) < 0.5 * h && Math.abs(a.box.h - b.box.h) < 0.5 * h;
+      const gap = b.box.x - (a.box.x + a.box.w);
+      if (!sameRow || gap > 2 * h || gap < -0.5 * h) continue;
+      const fillers = (t: string) => t.match(/[<«‹＜〈《]/g)?.length ?? 0;
+      if (fillers(a.text) < 2 && fillers(b.text) < 2) continue;
+      a.quad = [a.quad[0], b.quad[1], b.quad[2], a.quad[3]];
+      const x = Math.min(a.box.x, b.box.x);
+      const y = Math.min(a.box.y, b.box.y);
+      a.box = { x, y, w: Math.max(a.box.x + a.box.w, b.box.x + b.box.w) - x, h: Math.max(a.box.y + a.box.h, b.box.y + b.box.h) - y };
+      a.text = `${a.text}${b.text}`;
+      a.confidence = Math.min(a.confidence, b.confidence);
+      lines.splice(j, 1);
+      i = -1; // start over: the joined row may join again
+      break;
+    }
+  }
+}
+
+/**
+ * Groups MRZ rows: consecutive (top to bottom) candidate rows ({@link mayBeMrzRow}) whose heights are
+ * within 40% of each other, whose left edges agree within 12% of the wider row's width and widths
+ * within 35% (the detector often clips a row's trailing fillers), and whose vertical gap is under 2.5
+ * row heights. Rows without fillers are trimmed off the ends of a stack of more than 3; only groups
+ * with a row holding fillers ({@link looksLikeMrzRow}) are returned.
  */
 export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
-  const rows = lines.filter((l) => looksLikeMrzRow(l.text)).sort((a, b) => a.box.y - b.box.y);
+  const rows = lines.filter((l) => mayBeMrzRow(l.text) || looksLikeMrzRow(l.text)).sort((a, b) => a.box.y - b.box.y);
   const groups: TextLine[][] = [];
   for (const row of rows) {
     const g = groups[groups.length - 1];
@@ -35,7 +77,12 @@ export function groupMrzRows(lines: readonly TextLine[]): TextLine[][] {
     if (fits) g!.push(row);
     else groups.push([row]);
   }
-  return groups;
+  // Rows without fillers at either end of a stack taller than an MRZ are other text (a `SAMPLE` band).
+  for (const g of groups) {
+    while (g.length > 3 && !looksLikeMrzRow(g[0]!.text)) g.shift();
+    while (g.length > 3 && !looksLikeMrzRow(g[g.length - 1]!.text)) g.pop();
+  }
+  return groups.filter((g) => g.some((l) => looksLikeMrzRow(l.text)));
 }
 
 /** `quad` lengthened along its own direction by `left` px before its start and `right` px past its end. */
@@ -60,10 +107,12 @@ function groupQuads(group: readonly TextLine[]): Quad[] {
 }
 
 /**
- * Replaces, in place, the text of every MRZ row that belongs to a decodable group (2 or 3 rows).
+ * Replaces, in place, the text of every MRZ row that belongs to a decodable group (2 or 3 rows), after
+ * joining rows the detector split ({@link joinSplitRows}).
  * @returns the number of rows re-read
  */
 export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: TextLine[]): Promise<number> {
+  joinSplitRows(lines);
   let n = 0;
   for (const group of groupMrzRows(lines)) {
     if (group.length < 2 || group.length > 3) continue;
