@@ -1,13 +1,15 @@
 /**
  * The OCR pipeline run inside an inference worker: intake (format, EXIF, PDF, quality gate) -> PaddleOCR
- * detection + recognition -> deskew of the line geometry -> document check -> Spanish re-read of
- * name/address rows with Tesseract -> domain parsers. Engines are loaded once per worker and reused.
+ * detection + recognition (a page read upside down is turned and read again, `angle.ts`) -> deskew of
+ * the line geometry -> document check -> Spanish re-read of name/address rows with Tesseract -> domain
+ * parsers. Engines are loaded once per worker and reused.
  */
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
+import { isUpsideDown, rotate180 } from './angle.ts';
 import { intake, type IntakeImage } from './intake.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
@@ -123,6 +125,12 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
     if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide });
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
+  }
+  if (await isUpsideDown(img.image, raw.map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1))) {
+    // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier): turn the page.
+    img.image = rotate180(img.image);
+    raw = await ocr.read(img.image, { detMaxSide });
+    timings.rotated180 = 1;
   }
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
