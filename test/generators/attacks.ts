@@ -34,6 +34,10 @@ export interface AttackedFront {
   /** JPEG bytes. */
   image: Buffer;
   attack: Attack | 'genuine';
+  /** Card corners (TL, TR, BR, BL) in the output image, px (the portrait box maps through them). */
+  corners: ReadonlyArray<readonly [number, number]>;
+  /** Portrait box `[x, y, w, h]` in clean-card pixels. */
+  photoBox: readonly [number, number, number, number];
   /** What was applied (attack parameters; the photo's degradation). */
   info: Record<string, unknown>;
 }
@@ -47,32 +51,49 @@ export async function attackedIneFront(seed: string, index: number, attack: Atta
   if (attack === 'genuine' || attack === 'edit') {
     const doc = await generateDocument({ type: 'ine', seed, index, degrade: true });
     const genuine = doc.images.front!.data;
-    if (attack === 'genuine') return { image: genuine, attack, info: {} };
     const deg = (doc.truth.extra.degradations as Record<string, DegradationInfo>).front!;
-    return pastePhoto(rng, genuine, doc.truth.extra.photoBox as number[], deg);
+    const photoBox = doc.truth.extra.photoBox as [number, number, number, number];
+    if (attack === 'genuine') return { image: genuine, attack, corners: deg.corners, photoBox, info: {} };
+    const edited = await pastePhoto(rng, genuine, photoBox, deg);
+    return { image: edited.image, attack, corners: deg.corners, photoBox, info: edited.info };
   }
   const doc = await generateDocument({ type: 'ine', seed, index });
   const png = doc.images.front!.data;
+  const photoBox = doc.truth.extra.photoBox as [number, number, number, number];
+  const [cw, ch] = INE_CARD_SIZE;
   if (attack === 'screen') {
     const { png: screen, info } = await onScreen(rng, png);
     const sensor = info.sensorPerScreenPx as number;
     const photo = await degrade(rng.fork('camera'), screen, { outputScale: sensor / 3, blurScale: 0.3, finalScale: 1 / (sensor * (info.screenPxPerCardPx as number)) });
-    return { image: photo.jpeg, attack, info: { ...info, photo: photo.info } };
+    return { image: photo.jpeg, attack, corners: photo.info.corners, photoBox, info: { ...info, photo: photo.info } };
   }
   if (attack === 'photocopy') {
     const { png: copy, info } = await photocopy(rng, png);
+    const m = info.margin!;
+    const page: Array<[number, number]> = [[0, 0], [cw + 2 * m, 0], [cw + 2 * m, ch + 2 * m], [0, ch + 2 * m]];
+    const card: Array<[number, number]> = [[m, m], [m + cw, m], [m + cw, m + ch], [m, m + ch]];
     if (rng.chance(0.5)) {
       const photo = await degrade(rng.fork('camera'), copy);
-      return { image: photo.jpeg, attack, info: { ...info, capture: 'photo', photo: photo.info } };
+      const H = homography(page, photo.info.corners);
+      const corners = card.map(([x, y]) => {
+        const w = H[6] * x + H[7] * y + H[8];
+        return [(H[0] * x + H[1] * y + H[2]) / w, (H[3] * x + H[4] * y + H[5]) / w] as const;
+      });
+      return { image: photo.jpeg, attack, corners, photoBox, info: { ...info, capture: 'photo', photo: photo.info } };
     }
     const angle = rng.range(-3, 3);
     const q = rng.int(70, 85);
     const scan = await sharp(copy).rotate(angle, { background: '#fbfbf8' }).blur(rng.range(0.4, 0.8)).jpeg({ quality: q }).toBuffer();
-    return { image: scan, attack, info: { ...info, capture: 'scan', angle, jpegQuality: q } };
+    // sharp rotates about the centre and grows the canvas to hold the turned page.
+    const a = (angle * Math.PI) / 180;
+    const [pw, ph] = [cw + 2 * m, ch + 2 * m];
+    const [ow, oh] = [Math.abs(pw * Math.cos(a)) + Math.abs(ph * Math.sin(a)), Math.abs(pw * Math.sin(a)) + Math.abs(ph * Math.cos(a))];
+    const corners = card.map(([x, y]) => [ow / 2 + (x - pw / 2) * Math.cos(a) - (y - ph / 2) * Math.sin(a), oh / 2 + (x - pw / 2) * Math.sin(a) + (y - ph / 2) * Math.cos(a)] as const);
+    return { image: scan, attack, corners, photoBox, info: { ...info, capture: 'scan', angle, jpegQuality: q } };
   }
-  const { png: blanked, fill } = await blankPhoto(rng, png, doc.truth.extra.photoBox as number[]);
+  const { png: blanked, fill } = await blankPhoto(rng, png, photoBox);
   const photo = await degrade(rng.fork('camera'), blanked);
-  return { image: photo.jpeg, attack, info: { fill, photo: photo.info } };
+  return { image: photo.jpeg, attack, corners: photo.info.corners, photoBox, info: { fill, photo: photo.info } };
 }
 
 function clamp(v: number): number {
@@ -169,7 +190,7 @@ async function photocopy(rng: Rng, png: Buffer): Promise<{ png: Buffer; info: Re
   }
   const copy = await sharp(out, { raw: { width: W, height: H, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
   const r = (v: number) => Math.round(v * 1000) / 1000;
-  return { png: copy, info: { copierBlur: r(blur), levelLo: r(lo), levelHi: r(hi), gamma: r(gamma), speckle: r(speckle) } };
+  return { png: copy, info: { copierBlur: r(blur), levelLo: r(lo), levelHi: r(hi), gamma: r(gamma), speckle: r(speckle), margin } };
 }
 
 /**
@@ -177,7 +198,7 @@ async function photocopy(rng: Rng, png: Buffer): Promise<{ png: Buffer; info: Re
  * warped with the photo's own homography onto the portrait box, blurred like the rest, and the whole
  * image is saved again at JPEG 70-95.
  */
-async function pastePhoto(rng: Rng, jpeg: Buffer, photoBox: number[], deg: DegradationInfo): Promise<AttackedFront> {
+async function pastePhoto(rng: Rng, jpeg: Buffer, photoBox: readonly number[], deg: DegradationInfo): Promise<{ image: Buffer; info: Record<string, unknown> }> {
   const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
   const [bx, by, bw, bh] = photoBox as [number, number, number, number];
   const face = await facePhoto(rng.fork('face'), bw, bh, rng.chance(0.5));
@@ -199,11 +220,11 @@ async function pastePhoto(rng: Rng, jpeg: Buffer, photoBox: number[], deg: Degra
   }
   const q = rng.int(70, 95);
   const image = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).jpeg({ quality: q }).toBuffer();
-  return { image, attack: 'edit', info: { pasted: 'photo', source: face.source, jpegQuality: q } };
+  return { image, info: { pasted: 'photo', source: face.source, jpegQuality: q } };
 }
 
 /** Fills the portrait box of a clean card with a non-face. */
-async function blankPhoto(rng: Rng, png: Buffer, photoBox: number[]): Promise<{ png: Buffer; fill: string }> {
+async function blankPhoto(rng: Rng, png: Buffer, photoBox: readonly number[]): Promise<{ png: Buffer; fill: string }> {
   const [x, y, w, h] = photoBox as [number, number, number, number];
   const fill = rng.pick(['blank', 'tint', 'stripes', 'landscape', 'text'] as const);
   const tint = rng.pick(['#e9e4d8', '#d8dde6', '#cfc6bd', '#f3f3f3']);
