@@ -126,14 +126,21 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
-  if (await isUpsideDown(img.image, raw.map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1))) {
-    // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier): turn the page.
-    img.image = rotate180(img.image);
-    raw = await ocr.read(img.image, { detMaxSide });
-    timings.rotated180 = 1;
+  const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
+  const flip = await isUpsideDown(img.image, raw.map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1));
+  if (flip || usable(raw).length < 3) {
+    // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier), or too little was
+    // read to tell (an upside-down MRZ reads as nothing): read the turned page, keep it if it reads better.
+    const turned = rotate180(img.image);
+    const again = await ocr.read(turned, { detMaxSide });
+    if (flip || usable(again).length > usable(raw).length) {
+      img.image = turned;
+      raw = again;
+      timings.rotated180 = 1;
+    }
   }
   timings.paddleMs = performance.now() - t;
-  const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
+  const good = usable(raw);
   if (good.length < 3) {
     throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
   }
