@@ -11,7 +11,7 @@
  *   (`label_list = ['0', '180']`); `predict_cls.py` rotates a crop only when the label is `180` and its
  *   score exceeds `cls_thresh = 0.9`.
  * A page is taken as upside down when more than half of the classified lines (the widest ones: long
- * lines carry the most evidence) say 180 with p > 0.9.
+ * lines carry the most evidence; at least 3) say 180 with p > 0.9.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -83,11 +83,12 @@ export async function classifyLines(img: RgbImage, quads: Quad[], threads = 1): 
 
 /**
  * Whether a page is upside down, from its widest detected lines ({@link CLS_SAMPLE}): true when more
- * than half of them are `180` with a score over {@link CLS_THRESHOLD}.
+ * than half of them are `180` with a score over {@link CLS_THRESHOLD}; false with fewer than 3 lines
+ * (too little to vote on).
  */
 export async function isUpsideDown(img: RgbImage, quads: Quad[], threads = 1): Promise<boolean> {
   const widest = [...quads].sort((a, b) => dist(b[0], b[1]) - dist(a[0], a[1])).slice(0, CLS_SAMPLE);
-  if (!widest.length) return false;
+  if (widest.length < 3) return false;
   const dirs = await classifyLines(img, widest, threads);
   return dirs.filter((d) => d.p180 > CLS_THRESHOLD).length * 2 > dirs.length;
 }

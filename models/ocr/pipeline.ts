@@ -127,7 +127,9 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
     raw = await ocr.read(img.image, { detMaxSide });
   }
   const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
-  const flip = await isUpsideDown(img.image, raw.map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1));
+  // MRZ rows are left out of the vote: the classifier often calls OCR-B `<<<` rows 180, and a row that
+  // reads with `<` is upright anyway.
+  const flip = await isUpsideDown(img.image, raw.filter((l) => !l.text.includes('<')).map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1));
   if (flip || usable(raw).length < 3) {
     // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier), or too little was
     // read to tell (an upside-down MRZ reads as nothing): read the turned page, keep it if it reads better.
