@@ -39,7 +39,7 @@ export const SIGNAL_WEIGHTS: Record<AuthenticitySignal, number> = {
 const TAMPERING: ReadonlySet<AuthenticitySignal> = new Set(['mrz_check_digits', 'mrz_matches_front', 'curp_consistent', 'no_local_recompression']);
 
 /** Version of this scoring (part of `method`). */
-export const AUTHENTICITY_VERSION = '1.0.0';
+export const AUTHENTICITY_VERSION = '1.1.0';
 
 /** The spec's `validity_check` object (standalone endpoint adds `details`). */
 export interface ValidityCheck {
@@ -79,7 +79,7 @@ export function scoreAuthenticity(signals: Partial<Record<AuthenticitySignal, bo
     confidence,
     tampering_detected: tampering,
     quality_score: Math.round(Math.max(0, Math.min(1, qualityScore)) * 1000) / 1000,
-    method: `sello-authenticity@${AUTHENTICITY_VERSION} (${processor}; icao9303-mrz; renapo-curp; ela-jpeg90; moire-autocorrelation; skin-ycbcr)`,
+    method: `sello-authenticity@${AUTHENTICITY_VERSION} (${processor}; icao9303-mrz; renapo-curp; ela-jpeg90+jpeg-ghost; moire-spectrum; hasler-susstrunk-colourfulness; face-api-tiny-face-detector)`,
     details: { validity_indicators: passed, validity_processor_confidence: confidence, signals: out },
   };
 }
