@@ -4,9 +4,10 @@
  *
  * - `screen`: the clean card shown on an LCD (RGB vertical-stripe sub-pixels with a dark gap, the
  *   card at a non-integer 0.9-1.6 screen px per card px, gamma 0.8-1.2, a cool white point, raised
- *   black level, a specular glare blob), photographed through {@link degrade} (perspective, rotation,
- *   optical blur before the sensor samples the grid, noise, JPEG 40). The camera samples the sub-pixel grid at a
- *   non-integer ratio, which is what produces moiré on real photos of screens.
+ *   black level, a specular glare blob), photographed through {@link degrade}: the sensor samples the
+ *   sub-pixel grid at 1.1-1.9 sensor px per screen px after 0.3-0.6 px of optical blur (a non-integer
+ *   ratio near the alias band is what makes moiré on real photos of screens), then perspective,
+ *   rotation, noise, a scale-down to the genuine photos' size and JPEG 40.
  * - `photocopy`: greyscale, slight copier blur, levels pushed (the pale guilloche and pastel security
  *   background fall to white), toner speckle and a faint drum streak, on a white page; then either
  *   photographed ({@link degrade}) or flat-bed scanned (small rotation, JPEG 70-85).
@@ -64,7 +65,7 @@ export async function attackedIneFront(seed: string, index: number, attack: Atta
   if (attack === 'screen') {
     const { png: screen, info } = await onScreen(rng, png);
     const sensor = info.sensorPerScreenPx as number;
-    const photo = await degrade(rng.fork('camera'), screen, { outputScale: sensor / 3, blurScale: 0.3, finalScale: 1 / (sensor * (info.screenPxPerCardPx as number)) });
+    const photo = await degrade(rng.fork('camera'), screen, { outputScale: sensor / info.simPerScreenPx!, blurScale: 0.3, finalScale: 1 / (sensor * info.screenPxPerCardPx!) });
     return { image: photo.jpeg, attack, corners: photo.info.corners, photoBox, info: { ...info, photo: photo.info } };
   }
   if (attack === 'photocopy') {
@@ -128,8 +129,8 @@ async function onScreen(rng: Rng, png: Buffer): Promise<{ png: Buffer; info: Rec
       for (let dy = 0; dy < S; dy++) {
         const rowGain = dy === S - 1 ? gap : 1;
         for (let c = 0; c < 3; c++) {
-          // Sub-column c is the stripe of colour c: it lights channel c only (x3: the stripe carries
-          // the whole pixel's energy of that colour). Glare is a white reflection on top of all of it.
+          // Sub-column c is the stripe of colour c: it lights channel c only (the exposure below restores
+          // the brightness). Glare is a white reflection on top of all of it.
           const v = (black + lut[screen[i + c]!]! * white[c]! * (1 - black / 255)) * rowGain;
           const o = ((y * S + dy) * W + x * S + c) * 3;
           for (let ch = 0; ch < 3; ch++) out[o + ch] = clamp((ch === c ? v : 0) + g / 3);
@@ -148,7 +149,7 @@ async function onScreen(rng: Rng, png: Buffer): Promise<{ png: Buffer; info: Rec
   const blurred = await sharp(out, { raw: { width: W, height: H, channels: 3 }, limitInputPixels: false })
     .blur(Math.max(0.3, lens)).linear(exposure, 0).png({ compressionLevel: 1 }).toBuffer();
   const r = (v: number) => Math.round(v * 1000) / 1000;
-  return { png: blurred, info: { screenPxPerCardPx: r(pxPerCard), sensorPerScreenPx: r(sensorPerScreenPx), gamma: r(gamma), blackLevel: r(black), glare: r(glare.a), lensSim: r(lens) } };
+  return { png: blurred, info: { screenPxPerCardPx: r(pxPerCard), sensorPerScreenPx: r(sensorPerScreenPx), gamma: r(gamma), blackLevel: r(black), glare: r(glare.a), lensSim: r(lens), simPerScreenPx: S } };
 }
 
 /**
