@@ -4,17 +4,14 @@
  * day (`today`, `YYYY-MM-DD`) so results do not depend on the worker's clock. Domain failures are thrown
  * as errors with a string `code` (see `domain/ocr/errors.ts`).
  */
-import { scoreAuthenticity, type AuthenticitySignal, type ValidityCheck } from '../../domain/ocr/authenticity.ts';
 import { parseBill, type BillFields, type BillType } from '../../domain/ocr/bills.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
-import { buildIneResult, looksLikeIneFront, type CrossChecks, type IdentityValidation, type IneFields, type PassportFields } from '../../domain/ocr/identity.ts';
-import { findTd1Lines, findTd3Lines, INE_LABELS } from '../../domain/ocr/ine.ts';
-import { findLabel } from '../../domain/ocr/layout.ts';
+import { buildIneResult, type CrossChecks, type IdentityValidation, type IneFields, type PassportFields } from '../../domain/ocr/identity.ts';
+import { findTd1Lines } from '../../domain/ocr/ine.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
-import { colourfulness, errorLevelAnalysis, facePresence, moireScore } from './forensics.ts';
-import { BLUR_THRESHOLD } from './intake.ts';
+import { authenticity } from './authenticity.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
 import { mrzAlternatives, readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
 
@@ -89,67 +86,6 @@ async function extractDocument(input: { image: Uint8Array; documentType: BillTyp
   const page = await readBill(input.image);
   const fields = parseBill(page.lines, input.documentType);
   return { type: input.documentType, fields, timings: { ...page.timings, totalMs: performance.now() - t0 } };
-}
-
-/** Image quality 0..1: sharpness relative to 10x the blur threshold, scaled by resolution (1 at >= 1000 px short side). */
-function qualityScore(page: ReadPage): number {
-  const sharp = Math.min(1, Math.log10(Math.max(1, page.intake.sharpness)) / Math.log10(BLUR_THRESHOLD * 10));
-  const res = Math.min(1, Math.min(page.intake.original.width, page.intake.original.height) / 1000);
-  return 0.7 * sharp + 0.3 * res;
-}
-
-/**
- * Authenticity of an identity document image (front of an INE, an INE back, or a passport page),
- * optionally with the INE back. Every signal is explained in `domain/ocr/authenticity.ts` and `forensics.ts`.
- */
-async function authenticity(input: { image: Uint8Array; back?: Uint8Array | null; documentType?: 'ine' | 'passport'; today: string }): Promise<ValidityCheck> {
-  const page = await readPage(input.image, { checkBlur: false });
-  const lines = page.lines;
-  const signals: Partial<Record<AuthenticitySignal, boolean | null>> = {};
-  let photo: { x: number; y: number; w: number; h: number } | null = null;
-
-  const isPassport =
-    input.documentType === 'passport' ||
-    (input.documentType !== 'ine' && (findTd3Lines(lines).length > 0 || lines.some((l) => /PASAPORTE|PASSPORT/.test(l.text.toUpperCase().replace(/\s/g, '')))));
-  if (isPassport) {
-    const r = buildPassportResult(lines, input.today);
-    signals.mrz_check_digits = r.validation.mrz === 'ok';
-    signals.mrz_matches_front = r.validation.mrz === 'ok' ? r.cross.mrzVsFront.name : null;
-    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [r.cross.curpVsData.initials, r.cross.curpVsData.dateOfBirth, r.cross.curpVsData.sex].every((v) => v !== false);
-    signals.expected_layout = r.cross.layoutScore >= 0.5;
-    // Passport data page: the portrait is left of the visual-zone text column, above the MRZ.
-    const left = Math.min(...lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x));
-    photo = { x: page.docBox.x, y: page.docBox.y, w: Math.max(0, left - page.docBox.x - 4), h: page.docBox.h * 0.7 };
-  } else if (looksLikeIneFront(lines)) {
-    const back = input.back ? await readPage(input.back, { checkBlur: false, mrzFirst: true }) : null;
-    const r = buildIneResult(lines, back?.lines ?? null, input.today);
-    const mv = r.cross.mrzVsFront;
-    const cv = r.cross.curpVsData;
-    signals.mrz_check_digits = r.validation.mrz === 'not_present' ? null : r.validation.mrz === 'ok';
-    signals.mrz_matches_front = r.validation.mrz === 'ok' ? [mv.name, mv.dateOfBirth, mv.sex, mv.section].every((v) => v !== false) : null;
-    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [cv.initials, cv.dateOfBirth, cv.sex].every((v) => v !== false);
-    signals.expected_layout = r.cross.layoutScore >= 0.7;
-    // INE front: the portrait sits left of the NOMBRE/DOMICILIO column, between the heading and the CURP row.
-    const nameHit = findLabel(lines, INE_LABELS.name);
-    const curpHit = findLabel(lines, INE_LABELS.curp) ?? findLabel(lines, INE_LABELS.clave);
-    if (nameHit) {
-      const bottom = curpHit ? curpHit.line.box.y + curpHit.line.box.h : nameHit.line.box.y + 8 * nameHit.line.box.h;
-      photo = { x: page.docBox.x, y: nameHit.line.box.y, w: nameHit.line.box.x - page.docBox.x - nameHit.line.box.h, h: bottom - nameHit.line.box.y };
-    }
-  } else {
-    const td1 = findTd1Lines(lines);
-    if (!td1.length) throw new OcrError('wrong_document_type', 'No identity document (voter credential or passport) was recognised in the image.');
-    const m = parseMrz(td1, { referenceYear: Number(input.today.slice(0, 4)) });
-    signals.mrz_check_digits = m.valid;
-    signals.expected_layout = m.ine;
-  }
-  signals.face_in_photo_area = photo ? facePresence(page.intake.image, photo).passed : null;
-  const ela = await errorLevelAnalysis(page.intake.image);
-  signals.no_local_recompression = ela.passed;
-  signals.not_screen_capture = moireScore(page.intake.image, page.docBox).passed;
-  signals.not_photocopy = colourfulness(page.intake.image, page.docBox).passed;
-  signals.image_quality = page.intake.sharpness >= BLUR_THRESHOLD;
-  return scoreAuthenticity(signals, qualityScore(page), PADDLE_ENGINE);
 }
 
 /**

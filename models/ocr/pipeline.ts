@@ -1,13 +1,15 @@
 /**
  * The OCR pipeline run inside an inference worker: intake (format, EXIF, PDF, quality gate) -> PaddleOCR
- * detection + recognition -> deskew of the line geometry -> document check -> Spanish re-read of
- * name/address rows with Tesseract -> domain parsers. Engines are loaded once per worker and reused.
+ * detection + recognition (a page read upside down is turned and read again, `angle.ts`) -> deskew of
+ * the line geometry -> document check -> Spanish re-read of name/address rows with Tesseract -> domain
+ * parsers. Engines are loaded once per worker and reused.
  */
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
+import { isUpsideDown, rotate180 } from './angle.ts';
 import { intake, type IntakeImage } from './intake.ts';
 import { rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
@@ -125,10 +127,25 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
+  const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
+  // MRZ rows are left out of the vote: the classifier often calls OCR-B `<<<` rows 180, and a row that
+  // reads with `<` is upright anyway.
+  const flip = await isUpsideDown(img.image, raw.filter((l) => !l.text.includes('<')).map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1));
+  if (flip || usable(raw).length < 3) {
+    // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier), or too little was
+    // read to tell (an upside-down MRZ reads as nothing): read the turned page, keep it if it reads better.
+    const turned = rotate180(img.image);
+    const again = await ocr.read(turned, { detMaxSide });
+    if (flip || usable(again).length > usable(raw).length) {
+      img.image = turned;
+      raw = again;
+      timings.rotated180 = 1;
+    }
+  }
   // OCR_MRZ_DECODER=greedy keeps PaddleOCR's greedy reading of MRZ rows (per-decoder comparison in evals).
   if (process.env.OCR_MRZ_DECODER !== 'greedy') await rereadMrzRows(ocr, img.image, raw);
   timings.paddleMs = performance.now() - t;
-  const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
+  const good = usable(raw);
   if (good.length < 3) {
     throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
   }

@@ -55,18 +55,38 @@ const BACKGROUNDS: ReadonlyArray<[string, [number, number, number], number]> = [
   ['wood table', [150, 108, 70], 1], ['grey desk', [120, 122, 126], 0], ['dark cloth', [45, 48, 60], 2], ['white sheet', [225, 222, 215], 2], ['green mat', [60, 100, 75], 0],
 ];
 
+/** Options of {@link degrade}. */
+export interface DegradeOptions {
+  /**
+   * Output pixels per source pixel (default 1). A capture attack renders the document at a higher
+   * resolution (e.g. the sub-pixel grid of a screen) and lets the "camera" sample it down.
+   */
+  outputScale?: number;
+  /**
+   * Multiplies the drawn blur sigma (default 1). The blur here acts after the warp's sampling; a capture
+   * attack that models its optics before sampling (where aliasing happens) keeps only a little of it.
+   */
+  blurScale?: number;
+  /**
+   * Resizes the photo by this factor (area filter) before the JPEG encoding (default 1): a phone
+   * captures at its sensor's resolution and the image is scaled down before it is sent.
+   */
+  finalScale?: number;
+}
+
 /**
  * Degrades a rendered document.
  * @param png the clean document image.
  * @returns a JPEG (quality 40) and the parameters used.
  */
-export async function degrade(rng: Rng, png: Buffer): Promise<{ jpeg: Buffer; info: DegradationInfo }> {
-  const { data: src, info: si } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+export async function degrade(rng: Rng, png: Buffer, options: DegradeOptions = {}): Promise<{ jpeg: Buffer; info: DegradationInfo }> {
+  const { data: src, info: si } = await sharp(png, { limitInputPixels: false }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const sw = si.width;
   const sh = si.height;
+  const k = options.outputScale ?? 1;
   const margin = 0.18;
-  const ow = Math.round(sw * (1 + 2 * margin));
-  const oh = Math.round(sh * (1 + 2 * margin));
+  const ow = Math.round(sw * k * (1 + 2 * margin));
+  const oh = Math.round(sh * k * (1 + 2 * margin));
   const rotationDeg = rng.range(-15, 15);
   const rot = (rotationDeg * Math.PI) / 180;
   const scale = rng.range(0.8, 0.95);
@@ -75,8 +95,8 @@ export async function degrade(rng: Rng, png: Buffer): Promise<{ jpeg: Buffer; in
   const jitter = () => rng.range(-0.05, 0.05);
   const srcCorners: Array<[number, number]> = [[0, 0], [sw, 0], [sw, sh], [0, sh]];
   const corners = srcCorners.map(([x, y]) => {
-    const px = (x - sw / 2) * scale + jitter() * sw * scale;
-    const py = (y - sh / 2) * scale + jitter() * sh * scale;
+    const px = ((x - sw / 2) * scale + jitter() * sw * scale) * k;
+    const py = ((y - sh / 2) * scale + jitter() * sh * scale) * k;
     return [cx + px * Math.cos(rot) - py * Math.sin(rot), cy + px * Math.sin(rot) + py * Math.cos(rot)] as [number, number];
   });
   const Hinv = homography(corners, srcCorners); // output -> source
@@ -125,20 +145,23 @@ export async function degrade(rng: Rng, png: Buffer): Promise<{ jpeg: Buffer; in
       out[o + 2] = clamp(b * l * 0.97 + n);
     }
   }
-  const blurSigma = rng.range(0.5, 1.6);
+  const blurSigma = Math.max(0.3, rng.range(0.5, 1.6) * (options.blurScale ?? 1));
   const jpegQuality = 40;
-  const jpeg = await sharp(out, { raw: { width: ow, height: oh, channels: 3 } }).blur(blurSigma).jpeg({ quality: jpegQuality }).toBuffer();
+  const f = options.finalScale ?? 1;
+  let img = sharp(out, { raw: { width: ow, height: oh, channels: 3 } }).blur(blurSigma);
+  if (f !== 1) img = sharp(await img.raw().toBuffer(), { raw: { width: ow, height: oh, channels: 3 } }).resize(Math.round(ow * f), Math.round(oh * f), { kernel: 'linear' });
+  const jpeg = await img.jpeg({ quality: jpegQuality }).toBuffer();
   return {
     jpeg,
     info: {
       rotationDeg: Math.round(rotationDeg * 100) / 100,
-      corners: corners.map(([x, y]) => [Math.round(x), Math.round(y)] as const),
+      corners: corners.map(([x, y]) => [Math.round(x * f), Math.round(y * f)] as const),
       blurSigma: Math.round(blurSigma * 100) / 100,
       jpegQuality,
       light: [Math.round(lightMin * 100) / 100, Math.round(lightMax * 100) / 100],
       noise: Math.round(noise * 10) / 10,
       background: bgName,
-      outputSize: [ow, oh],
+      outputSize: f === 1 ? [ow, oh] : [Math.round(ow * f), Math.round(oh * f)],
     },
   };
 }

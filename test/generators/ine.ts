@@ -70,8 +70,9 @@ export function randomIneCard(rng: Rng, person: Person, model: IneModel): IneCar
   };
 }
 
-const W = 1012;
-const H = 638;
+/** Card size in px (ID-1, 85.6 x 54 mm, at 300 dpi). */
+export const INE_CARD_SIZE = [1012, 638] as const;
+const [W, H] = INE_CARD_SIZE;
 
 function fmtDate(iso: string): string {
   return `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;

@@ -6,6 +6,9 @@
  */
 import sharp from 'sharp';
 import { buildIneMrz, buildTd3 } from '../../domain/mrz/index.ts';
+import { facePhoto } from '../generators/faces.ts';
+import { createRng } from '../generators/rng.ts';
+import { image } from '../generators/svg.ts';
 
 /** Ground truth of a rendered INE. */
 export interface IneTruth {
@@ -62,18 +65,17 @@ async function render(svg: string, opts: { rotate?: number; jpeg?: number; blur?
   return opts.jpeg ? img.flatten({ background: '#ffffff' }).jpeg({ quality: opts.jpeg }).toBuffer() : img.png().toBuffer();
 }
 
-/** Renders an INE front (model G layout: no ESTADO/MUNICIPIO boxes) with a skin-toned "photo". */
+/** Renders an INE front (model G layout: no ESTADO/MUNICIPIO boxes) with a face photo (face-api's samples, `test/generators/faces.ts`). */
 export async function renderIneFront(t: IneTruth = SAMPLE_INE, opts: { rotate?: number; jpeg?: number; blur?: number } = {}): Promise<Buffer> {
   const [d, m, y] = [t.dateOfBirth.slice(8, 10), t.dateOfBirth.slice(5, 7), t.dateOfBirth.slice(0, 4)];
+  const photo = await facePhoto(createRng('ocr-fixture-photo'), 260, 320, false);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="700">
 <rect width="100%" height="100%" fill="#eef0e6"/>
 <rect x="0" y="0" width="1100" height="90" fill="#d7c7d9"/>
 ${text(40, 40, 22, 'MÉXICO', { bold: true })}
 ${text(40, 75, 26, 'INSTITUTO NACIONAL ELECTORAL', { bold: true })}
 ${text(560, 75, 20, 'CREDENCIAL PARA VOTAR', { bold: true })}
-<rect x="40" y="130" width="260" height="320" fill="#c99a7c"/>
-<ellipse cx="170" cy="260" rx="80" ry="105" fill="#e0ac8a"/>
-<rect x="60" y="360" width="220" height="90" fill="#33415c"/>
+${image(40, 130, 260, 320, photo.png)}
 ${text(340, 140, 18, 'NOMBRE')}
 ${text(340, 172, 26, t.firstSurname, { bold: true })}
 ${text(340, 204, 26, t.secondSurname, { bold: true })}

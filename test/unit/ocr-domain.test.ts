@@ -262,5 +262,10 @@ describe('authenticity score', () => {
     expect(copy.tampering_detected).toBe(false);
     expect(copy.is_authentic).toBe(false);
     expect(copy.confidence).toBeLessThan(0.2);
+    // A screen capture of a card whose data all check out: confident, not tampered, still not authentic.
+    const screen = scoreAuthenticity({ mrz_check_digits: true, mrz_matches_front: true, curp_consistent: true, expected_layout: true, face_in_photo_area: true, no_local_recompression: true, not_screen_capture: false, not_photocopy: true, image_quality: true }, 0.9, 'p@1');
+    expect(screen.confidence).toBeGreaterThan(0.9);
+    expect(screen.tampering_detected).toBe(false);
+    expect(screen.is_authentic).toBe(false);
   });
 });

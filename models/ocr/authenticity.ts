@@ -1,0 +1,183 @@
+/**
+ * The `ocr.authenticity` job: reads the document, derives every signal of the score
+ * (`domain/ocr/authenticity.ts`) and its raw measurement. Data signals come from the parsers (MRZ
+ * check digits, MRZ vs front, CURP vs printed data, layout); image signals from `forensics.ts` and
+ * the portrait face detector (`portrait.ts`), measured on upright crops of the document region and the
+ * portrait area located from the layout (never fixed pixel positions). Thresholds and their measured
+ * rates: docs/ocr.md, "Authenticity".
+ */
+import { scoreAuthenticity, type AuthenticitySignal, type ValidityCheck } from '../../domain/ocr/authenticity.ts';
+import { OcrError } from '../../domain/ocr/errors.ts';
+import { buildIneResult, looksLikeIneFront } from '../../domain/ocr/identity.ts';
+import { findTd1Lines, findTd3Lines, INE_LABELS } from '../../domain/ocr/ine.ts';
+import { findLabel } from '../../domain/ocr/layout.ts';
+import { buildPassportResult } from '../../domain/ocr/passport.ts';
+import { parseMrz } from '../../domain/mrz/index.ts';
+import { colourfulness, errorLevelAnalysis, facePresence, haslerColourfulness, jpegGhost, moireScore, screenMoire } from './forensics.ts';
+import { BLUR_THRESHOLD } from './intake.ts';
+import { PADDLE_ENGINE } from './paddle.ts';
+import { readPage, type ReadPage } from './pipeline.ts';
+import { portraitFaceScore } from './portrait.ts';
+import { warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
+
+type Box = { x: number; y: number; w: number; h: number };
+
+/**
+ * Thresholds of the image cues (tuned on seed `authn-tune`, reported on seed `authn-eval`, see
+ * docs/ocr.md): each cue passes on the genuine side of its threshold.
+ */
+export const CUE_THRESHOLDS = {
+  /** `not_screen_capture`: normalised spectral peak ({@link screenMoire}) at most this. */
+  spectralPeak: 250,
+  /** `no_local_recompression`: share of textured blocks off the JPEG ghost ({@link jpegGhost}) at most this. */
+  ghostOutliers: 0.02,
+  /** `not_photocopy`: Hasler-Süsstrunk colour spread of the document at least this. */
+  colourSpread: 4.5,
+  /** `face_in_photo_area`: Tiny Face Detector score in the portrait crop at least this. */
+  faceScore: 0.12,
+} as const;
+
+/**
+ * Raw figures behind the image signals (for evaluation and explanations). `ela`, `moire`,
+ * `saturation` and `face.skin/std` are the cues of scoring 1.0.0, kept for comparison.
+ */
+export interface CueMeasurements {
+  ela: { ratio: number; p995: number; median: number; passed: boolean };
+  ghost: { outliers: number; ghostQuality: number | null };
+  moire: { peak: number };
+  spectrum: { peak: number; tiles: number; at: { u: number; v: number } };
+  saturation: number;
+  colour: { m: number; spread: number };
+  face: { score: number; skin: number; std: number; skinPassed: boolean; ms: number } | null;
+}
+
+/** Input of `ocr.authenticity`. */
+export interface AuthenticityInput {
+  image: Uint8Array;
+  back?: Uint8Array | null;
+  documentType?: 'ine' | 'passport';
+  today: string;
+}
+
+/** Image quality 0..1: sharpness relative to 10x the blur threshold, scaled by resolution (1 at >= 1000 px short side). */
+function qualityScore(page: ReadPage): number {
+  const sharp = Math.min(1, Math.log10(Math.max(1, page.intake.sharpness)) / Math.log10(BLUR_THRESHOLD * 10));
+  const res = Math.min(1, Math.min(page.intake.original.width, page.intake.original.height) / 1000);
+  return 0.7 * sharp + 0.3 * res;
+}
+
+/**
+ * Upright crop of a box given in the page's deskewed line coordinates ({@link imageQuad}: corners
+ * rotated back by the page's skew about the image centre, the inverse of `deskewLines`), sampled with
+ * `warpQuad` at about one output pixel per image pixel (at most `maxSide` on the longer side).
+ */
+export function uprightCrop(page: ReadPage, box: Box, maxSide = 1200): RgbImage {
+  const s = Math.min(1, maxSide / Math.max(box.w, box.h));
+  return warpQuad(page.intake.image, imageQuad(page, box), Math.max(8, Math.round(box.w * s)), Math.max(8, Math.round(box.h * s)));
+}
+
+/** Corners (TL, TR, BR, BL) in working-image pixels of a box given in the page's deskewed coordinates. */
+export function imageQuad(page: ReadPage, box: Box): Quad {
+  const { width, height } = page.intake.image;
+  const a = (page.skewDeg * Math.PI) / 180;
+  const cx = width / 2;
+  const cy = height / 2;
+  const back = ([x, y]: Point): Point => [cx + (x - cx) * Math.cos(a) - (y - cy) * Math.sin(a), cy + (x - cx) * Math.sin(a) + (y - cy) * Math.cos(a)];
+  return [back([box.x, box.y]), back([box.x + box.w, box.y]), back([box.x + box.w, box.y + box.h]), back([box.x, box.y + box.h])];
+}
+
+/**
+ * INE front portrait area from the layout: left of the NOMBRE/DOMICILIO column, from a little above
+ * the NOMBRE label to below the CURP (or CLAVE DE ELECTOR) row; the width is taken from that height
+ * (an ID portrait is about 4:5), so the crop does not depend on where the text of the card starts.
+ * Null without a NOMBRE label.
+ */
+function inePortraitBox(page: ReadPage): Box | null {
+  const lines = page.lines;
+  const nameHit = findLabel(lines, INE_LABELS.name);
+  if (!nameHit) return null;
+  const curpHit = findLabel(lines, INE_LABELS.curp) ?? findLabel(lines, INE_LABELS.clave);
+  const top = nameHit.line.box.y;
+  const bottom = curpHit && curpHit.line.box.y > top ? curpHit.line.box.y + curpHit.line.box.h : top + 10 * nameHit.line.box.h;
+  const span = bottom - top;
+  const right = nameHit.line.box.x - 0.02 * span;
+  const x = Math.max(0, right - 1.1 * span);
+  const y = Math.max(0, top - 0.12 * span);
+  return { x, y, w: right - x, h: Math.min(page.intake.image.height - y, 1.4 * span) };
+}
+
+/**
+ * Reads the image and measures every signal.
+ * @throws OcrError `wrong_document_type` when neither an INE side nor a passport page is recognised
+ */
+export async function measureAuthenticity(input: AuthenticityInput): Promise<{ signals: Partial<Record<AuthenticitySignal, boolean | null>>; cues: CueMeasurements; quality: number }> {
+  const page = await readPage(input.image, { checkBlur: false });
+  const lines = page.lines;
+  const signals: Partial<Record<AuthenticitySignal, boolean | null>> = {};
+  let photo: Box | null = null;
+
+  const isPassport =
+    input.documentType === 'passport' ||
+    (input.documentType !== 'ine' && (findTd3Lines(lines).length > 0 || lines.some((l) => /PASAPORTE|PASSPORT/.test(l.text.toUpperCase().replace(/\s/g, '')))));
+  if (isPassport) {
+    const r = buildPassportResult(lines, input.today);
+    signals.mrz_check_digits = r.validation.mrz === 'ok';
+    signals.mrz_matches_front = r.validation.mrz === 'ok' ? r.cross.mrzVsFront.name : null;
+    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [r.cross.curpVsData.initials, r.cross.curpVsData.dateOfBirth, r.cross.curpVsData.sex].every((v) => v !== false);
+    signals.expected_layout = r.cross.layoutScore >= 0.5;
+    // Passport data page: the portrait is left of the visual-zone text column, above the MRZ.
+    const left = Math.min(...lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x));
+    photo = { x: page.docBox.x, y: page.docBox.y, w: Math.max(0, left - page.docBox.x - 4), h: page.docBox.h * 0.7 };
+  } else if (looksLikeIneFront(lines)) {
+    const back = input.back ? await readPage(input.back, { checkBlur: false, mrzFirst: true }) : null;
+    const r = buildIneResult(lines, back?.lines ?? null, input.today);
+    const mv = r.cross.mrzVsFront;
+    const cv = r.cross.curpVsData;
+    signals.mrz_check_digits = r.validation.mrz === 'not_present' ? null : r.validation.mrz === 'ok';
+    signals.mrz_matches_front = r.validation.mrz === 'ok' ? [mv.name, mv.dateOfBirth, mv.sex, mv.section].every((v) => v !== false) : null;
+    signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [cv.initials, cv.dateOfBirth, cv.sex].every((v) => v !== false);
+    signals.expected_layout = r.cross.layoutScore >= 0.7;
+    photo = inePortraitBox(page);
+  } else {
+    const td1 = findTd1Lines(lines);
+    if (!td1.length) throw new OcrError('wrong_document_type', 'No identity document (voter credential or passport) was recognised in the image.');
+    const m = parseMrz(td1, { referenceYear: Number(input.today.slice(0, 4)) });
+    signals.mrz_check_digits = m.valid;
+    signals.expected_layout = m.ine;
+  }
+
+  const doc = uprightCrop(page, page.docBox);
+  const whole = { x: 0, y: 0, w: doc.width, h: doc.height };
+  const ela = await errorLevelAnalysis(page.intake.image);
+  const ghost = await jpegGhost(page.intake.image);
+  const moire = moireScore(doc, whole);
+  const spectrum = screenMoire(page.intake.image, imageQuad(page, page.docBox));
+  const saturation = colourfulness(doc, whole).saturation;
+  const colour = haslerColourfulness(doc, whole);
+  let face: CueMeasurements['face'] = null;
+  if (photo && photo.w >= 16 && photo.h >= 16) {
+    const crop = uprightCrop(page, photo, 480);
+    const det = await portraitFaceScore(crop);
+    const skin = facePresence(crop, { x: 0, y: 0, w: crop.width, h: crop.height });
+    face = { score: det.score, skin: skin.skin, std: skin.std, skinPassed: skin.passed, ms: det.ms };
+  }
+  signals.face_in_photo_area = photo ? (face ? face.score >= CUE_THRESHOLDS.faceScore : false) : null;
+  signals.no_local_recompression = ela.passed && ghost.outliers <= CUE_THRESHOLDS.ghostOutliers;
+  signals.not_screen_capture = spectrum.peak <= CUE_THRESHOLDS.spectralPeak;
+  signals.not_photocopy = colour.spread >= CUE_THRESHOLDS.colourSpread;
+  signals.image_quality = page.intake.sharpness >= BLUR_THRESHOLD;
+  return {
+    signals,
+    cues: { ela, ghost, moire: { peak: moire.peak }, spectrum, saturation, colour, face },
+    quality: qualityScore(page),
+  };
+}
+
+/**
+ * `ocr.authenticity`: the score of an identity document image (INE front, INE back, or passport page),
+ * optionally with the INE back.
+ */
+export async function authenticity(input: AuthenticityInput): Promise<ValidityCheck> {
+  const m = await measureAuthenticity(input);
+  return scoreAuthenticity(m.signals, m.quality, PADDLE_ENGINE);
+}
