@@ -6,7 +6,8 @@
  */
 import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
-import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
+import { restoreDiacritics, snapStateAbbreviation, STATE_ABBREVIATIONS } from './lexicon.ts';
+import { splitGluedWords } from './segment.ts';
 import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
 
 /** The three bill types of the spec. */
@@ -213,6 +214,39 @@ export function glueFix(t: string): string {
   return s;
 }
 
+/** Trailing marks OCR adds to a row (a stray `.`, `:`, `|` or `-` read off the edge of the box). */
+const TRAILING_MARKS = /[\s.,:;|'"_-]+$/;
+
+/**
+ * The holder's name as printed, upper case: spaces restored (`splitGluedWords`) and accents of listed
+ * names restored (`restoreDiacritics`).
+ */
+export function billName(text: string): string {
+  const t = text.replace(/^[\s:]+/, '').replace(TRAILING_MARKS, '').replace(/\s+/g, ' ').trim().toUpperCase();
+  return restoreDiacritics(splitGluedWords(t));
+}
+
+/**
+ * The holder's address rows joined as the bill prints them, one `, ` between rows
+ * (`street, colony, C.P. zip, city, state`). Each row: upper case, stray trailing marks dropped,
+ * glued words split (`glueFix`, `splitGluedWords`), accents restored, the postal code written
+ * `C.P. 00000`. The last row is `CITY, STATE`: a `.` or missing comma before the final state
+ * abbreviation becomes `, ` and the abbreviation snaps to the 32 states.
+ */
+export function billAddress(rows: readonly string[]): string {
+  const out = rows.map((r) => {
+    const t = r.replace(/\s+/g, ' ').replace(TRAILING_MARKS, '').trim().toUpperCase();
+    return restoreDiacritics(splitGluedWords(glueFix(t))).replace(ZIP_RE, 'C.P. $1');
+  });
+  const last = out.length - 1;
+  if (last > 0) {
+    const m = /^(.*[A-ZÁÉÍÓÚÜÑ])(?:\s*[.,]\s*|\s+)([A-Z]{2,5})$/.exec(out[last]!);
+    const st = m ? snapStateAbbreviation(m[2]!) : '';
+    if (m && (STATE_ABBREVIATIONS as readonly string[]).includes(st)) out[last] = `${m[1]}, ${st}`;
+  }
+  return out.join(', ');
+}
+
 /**
  * The holder's name line and address rows. With a name label (NOMBRE, TITULAR, CLIENTE...): its value
  * line, then the rows below it, left-aligned with it, contiguous (gap < 1.5 line heights), up to a
@@ -281,12 +315,8 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
   if (guessed && guessed !== type) throw new OcrError('wrong_document_type', `The image looks like a ${guessed.replace('_', ' ')}, not a ${type.replace('_', ' ')}.`);
 
   const regions = billTextRegions(lines);
-  const name = regions.name ? restoreDiacritics(regions.name.text.replace(/^[\s:]+/, '').replace(/\s+/g, ' ').trim().toUpperCase()) : '';
-  const fullAddress = regions.address
-    .map((l) => l.text.replace(/\s+/g, ' ').trim())
-    .map((t) => restoreDiacritics(glueFix(t.toUpperCase())).replace(ZIP_RE, 'C.P. $1'))
-    .join(', ')
-    .replace(/,\s*([A-Z]{2,5})\.?$/, (_m, st: string) => `, ${snapStateAbbreviation(st)}`);
+  const name = regions.name ? billName(regions.name.text) : '';
+  const fullAddress = billAddress(regions.address.map((l) => l.text));
   const zipLine = regions.address.find((l) => ZIP_RE.test(foldAccents(l.text))) ?? lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
   const zipCode = zipLine ? foldAccents(zipLine.text).match(ZIP_RE)![1]! : '';
 

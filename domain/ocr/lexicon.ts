@@ -39,6 +39,11 @@ const RESTORE: ReadonlyMap<string, string> = (() => {
   return m;
 })();
 
+/** Every listed word, folded (no accents, `Ñ` -> `N`): the vocabulary of the word segmentation (`segment.ts`). */
+export function lexiconWords(): string[] {
+  return WORDS.split(/\s+/).filter(Boolean).map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
+}
+
 /**
  * Restores accents and Ñ of listed words in an upper-case name or address line; other words are kept
  * as read. A word already carrying an accent is kept (the reader saw it).
