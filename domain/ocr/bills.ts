@@ -6,8 +6,10 @@
  */
 import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
-import { restoreDiacritics, snapStateAbbreviation, STATE_ABBREVIATIONS } from './lexicon.ts';
-import { splitGluedWords } from './segment.ts';
+import { billAddress, billName, ZIP_RE } from './bill-address.ts';
+import { snapStateAbbreviation, STATE_ABBREVIATIONS } from './lexicon.ts';
+
+export { glueFix } from './bill-address.ts';
 import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
 
 /** The three bill types of the spec. */
@@ -59,7 +61,8 @@ export function billLabelOf(text: string): { field: LabelledField; took: number 
     for (const label of labels) {
       const l = compact(label);
       const tol = Math.floor(l.length / 5);
-      for (const len of [l.length, l.length - 1, l.length + 1]) {
+      // Long labels may also have lost two characters ("NOMBRE DECLENTE" for NOMBRE DEL CLIENTE).
+      for (const len of l.length >= 10 ? [l.length, l.length - 1, l.length + 1, l.length - 2] : [l.length, l.length - 1, l.length + 1]) {
         if (len <= 0 || len > c.length) continue;
         const slice = c.slice(0, len);
         const d = editDistance(slice, l);
@@ -188,63 +191,25 @@ export function periodIn(s: string): string {
   return a && b ? `${a} - ${b}` : '';
 }
 
-const ZIP_RE = /\bC\s*[.,]?\s*[PR]\s*[.,]?\s*:?\s*(\d{5})\b/;
 
-/**
- * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): after a word glued to a number
- * (`CONSTITUCIÓN390`, `INT14`), after a leading street-type abbreviation glued to the name (`AVACUEDUCTO`,
- * `BLVDHIDALGO`; not `AVENIDA`/`AVIACIÓN`), and, on a line with no space at all, at every letter/digit
- * boundary and after a leading `COL`.
- */
-export function glueFix(t: string): string {
-  let s = t
-    .replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2')
-    .replace(/([A-ZÁÉÍÓÚÑ]{3,})(\d)/g, '$1 $2')
-    .replace(/^(BLVD|CDA|CJON|PROL|AND)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1 ')
-    .replace(/^PRIV(?!ADA)(?=[A-ZÁÉÍÓÚÑ]{3})/, 'PRIV ')
-    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ')
-    // "C" (calle) glued to a name: no Spanish word starts with C + one of these consonants.
-    .replace(/^C(?=[BDFGJKMNPQSTVWXZ][A-ZÁÉÍÓÚÑ]{2})/, 'C ')
-    // "COL" (colonia) glued to the colony's name; not COLONIA/COLINA(S)/COLÓN.
-    .replace(/(^|\s)COL(?!ONIA|INA|ON|ÓN)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1COL ');
-  if (!/\s/.test(s.trim())) {
-    s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
-    s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');
-  }
-  return s;
+/** True when the row ends with a state abbreviation after a comma, point or space (`MÉRIDA, YUC`, `LEON.GTO`). */
+function endsWithState(text: string): boolean {
+  const m = /[\s.,]([A-Za-z]{2,5})\W*$/.exec(foldAccents(text));
+  return !!m && (STATE_ABBREVIATIONS as readonly string[]).includes(snapStateAbbreviation(m[1]!.toUpperCase()));
 }
 
-/** Trailing marks OCR adds to a row (a stray `.`, `:`, `|` or `-` read off the edge of the box). */
-const TRAILING_MARKS = /[\s.,:;|'"_-]+$/;
+/** Distinctive words of the holder labels (`BILL_LABELS.name`). */
+const NAME_LABEL_WORDS = ['NOMBRE', 'CLIENTE', 'TITULAR', 'SUSCRIPTOR'];
 
 /**
- * The holder's name as printed, upper case: spaces restored (`splitGluedWords`) and accents of listed
- * names restored (`restoreDiacritics`).
+ * True when a line without digits is a holder label misread beyond {@link billLabelOf}'s tolerance:
+ * it contains one of the label words (one error per six letters) or is one of them with up to one
+ * error per three letters (`Thular`).
  */
-export function billName(text: string): string {
-  const t = text.replace(/^[\s:]+/, '').replace(TRAILING_MARKS, '').replace(/\s+/g, ' ').trim().toUpperCase();
-  return restoreDiacritics(splitGluedWords(t));
-}
-
-/**
- * The holder's address rows joined as the bill prints them, one `, ` between rows
- * (`street, colony, C.P. zip, city, state`). Each row: upper case, stray trailing marks dropped,
- * glued words split (`glueFix`, `splitGluedWords`), accents restored, the postal code written
- * `C.P. 00000`. The last row is `CITY, STATE`: a `.` or missing comma before the final state
- * abbreviation becomes `, ` and the abbreviation snaps to the 32 states.
- */
-export function billAddress(rows: readonly string[]): string {
-  const out = rows.map((r) => {
-    const t = r.replace(/\s+/g, ' ').replace(TRAILING_MARKS, '').trim().toUpperCase();
-    return restoreDiacritics(splitGluedWords(glueFix(t))).replace(ZIP_RE, 'C.P. $1');
-  });
-  const last = out.length - 1;
-  if (last > 0) {
-    const m = /^(.*[A-ZÁÉÍÓÚÜÑ])(?:\s*[.,]\s*|\s+)([A-Z]{2,5})$/.exec(out[last]!);
-    const st = m ? snapStateAbbreviation(m[2]!) : '';
-    if (m && (STATE_ABBREVIATIONS as readonly string[]).includes(st)) out[last] = `${m[1]}, ${st}`;
-  }
-  return out.join(', ');
+export function looksLikeNameLabel(text: string): boolean {
+  if (/\d/.test(text)) return false;
+  const c = compact(text);
+  return NAME_LABEL_WORDS.some((w) => containsLabel(text, w) || (c.length >= 4 && Math.abs(c.length - w.length) <= 2 && editDistance(c, w) <= Math.floor(w.length / 3)));
 }
 
 /**
@@ -256,19 +221,30 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
   const labels = labelLines(lines);
   const unlabelled = lines.filter((l) => !labels.has(l));
   const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
+  // The row under `c0` in the block whose left edge is `left`'s: centre lower by more than 0.3 of a line
+  // height (OCR boxes are taller than the row pitch of a small print, and a larger name font sits close
+  // under its label) and by less than 1.8 line heights, left edges within 2.5 line heights.
+  const nextRow = (c0: OcrLine, left: OcrLine): OcrLine | undefined =>
+    lines
+      .filter((l) => l !== c0 && cy(l) > cy(c0) + 0.3 * c0.box.h && Math.abs(l.box.x - left.box.x) < 2.5 * c0.box.h && cy(l) - cy(c0) < 1.8 * Math.max(c0.box.h, l.box.h))
+      .sort((p, q) => cy(p) - cy(q))[0];
   let name: OcrLine | null = null;
   for (const [line, m] of labels) {
     if (m.field !== 'name') continue;
     const hit: LabelHit = { index: 0, line, rest: '', restRaw: '' };
     if (afterLabel(line.text, m.took).length > 3) name = line;
-    else name = rightOf(unlabelled, hit) ?? below(unlabelled, hit);
+    else {
+      const under = nextRow(line, line);
+      name = rightOf(unlabelled, hit) ?? (under && !labels.has(under) ? under : null);
+    }
     if (name) break;
   }
   let start: OcrLine | null = name;
   if (!start) {
     const zip = lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
     if (!zip) return { name: null, address: [] };
-    // Walk up from the postal-code row to the top of its block: that row is the name.
+    // Walk up from the postal-code row to the top of its block: that row is the name, unless it is the
+    // holder label itself, misread beyond the label tolerance ("MBRE DEL CLIENTE", "Thular").
     start = zip;
     for (;;) {
       const s0: OcrLine = start;
@@ -278,21 +254,23 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
       if (!up) break;
       start = up;
     }
+    if (looksLikeNameLabel(start.text)) start = nextRow(start, start) ?? start;
     name = start;
   }
   const address: OcrLine[] = [];
   const top: OcrLine = start;
   let cur: OcrLine = start;
   for (let guard = 0; guard < 8; guard++) {
-    const c0: OcrLine = cur;
-    const next = lines
-      .filter((l) => l !== c0 && cy(l) > cy(c0) + 0.5 * c0.box.h && Math.abs(l.box.x - top.box.x) < 2.5 * c0.box.h && cy(l) - cy(c0) < 1.8 * Math.max(c0.box.h, l.box.h))
-      .sort((p, q) => cy(p) - cy(q))[0];
+    const next = nextRow(cur, top);
     if (!next || labels.has(next)) break;
     // A row that carries a label (e.g. "Tel." left of its value) ends the address.
     if ([...labels.keys()].some((l) => Math.abs(cy(l) - cy(next)) < 0.5 * Math.min(l.box.h, next.box.h) && Math.abs(l.box.x - top.box.x) < 3 * top.box.h)) break;
+    // A stray mark read as a row (a misread "Tel." label, a bar) is no address row.
+    if (compact(next.text).length < 4) break;
     address.push(next);
     cur = next;
+    // The row after the postal code that ends in a state abbreviation (`CITY, STATE`) ends the address.
+    if (address.some((l) => l !== next && ZIP_RE.test(foldAccents(l.text))) && endsWithState(next.text)) break;
   }
   return { name, address };
 }
@@ -303,7 +281,9 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
  * @param type requested type (the result's `type`)
  * @throws OcrError `wrong_document_type` when the image holds no bill (an identity document, or no bill labels)
  */
-export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields {
+export function parseBill(ocrLines: readonly OcrLine[], type: BillType): BillFields {
+  // Full-width punctuation of the CJK recogniser dictionary (`（722）`) folded to ASCII.
+  const lines = ocrLines.map((l) => ({ ...l, text: l.text.normalize('NFKC') }));
   const labels = labelLines(lines);
   const fieldsSeen = new Set([...labels.values()].map((m) => m.field));
   if (fieldsSeen.size < 3) {

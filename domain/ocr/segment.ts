@@ -117,3 +117,32 @@ export function splitGluedWord(run: string): string {
 export function splitGluedWords(line: string): string {
   return line.replace(/[A-ZÁÉÍÓÚÜÑ]+/g, (w) => splitGluedWord(w));
 }
+
+/**
+ * Joins adjacent pieces of a word that a misplaced space split (`PEÑÓ N`, `LA ZARO`, `JA L ATLACO`):
+ * two or three adjacent runs of letters, at least one of them not a word itself (so `DE LA PEÑA`
+ * stays as it is), whose concatenation is a vocabulary word or splits entirely into vocabulary
+ * words at other places (`A VGUERRERO` -> `AV GUERRERO`).
+ */
+export function joinSplitWords(line: string): string {
+  const tokens = line.split(' ');
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    let joined = false;
+    // A direct join (the pieces make one word) first, then a re-split of two unknown pieces.
+    for (const [k, resplit] of [[3, false], [2, false], [2, true]] as const) {
+      const part = tokens.slice(i, i + k);
+      if (part.length < k || !part.every((t) => /^[A-ZÁÉÍÓÚÜÑ]+$/.test(t))) continue;
+      const word = part.join('');
+      if (word.length < 4 || part.every((t) => VOCAB.has(fold(t)))) continue;
+      const joinedWord = resplit ? (part.some((t) => VOCAB.has(fold(t))) ? word : splitGluedWord(word)) : word;
+      if (resplit ? joinedWord === word : !VOCAB.has(fold(word))) continue;
+      out.push(joinedWord);
+      i += k - 1;
+      joined = true;
+      break;
+    }
+    if (!joined) out.push(tokens[i]!);
+  }
+  return out.join(' ');
+}

@@ -8,6 +8,8 @@
  * read at 56 px, and again at 72 px only when the first reading disagrees with PaddleOCR; the reading
  * closest to PaddleOCR's letters is merged by {@link mergeBillReading}.
  */
+import { snapStateAbbreviation, STATE_ABBREVIATIONS } from '../../domain/ocr/lexicon.ts';
+import { isKnownWord } from '../../domain/ocr/segment.ts';
 import { compact, editDistance } from '../../domain/ocr/text.ts';
 import { respace, getTesseract, type PipelineLine, type ReadPage } from './pipeline.ts';
 import { dist, warpQuad } from './raster.ts';
@@ -33,9 +35,39 @@ export function normaliseTesseract(text: string): string {
 /** Letters and digits only, accents and Ñ folded (what PaddleOCR and Tesseract can be compared on). */
 const fold = (s: string) => compact(s);
 
+/** Rejoins digit groups Tesseract split (`11 13`) where Paddle read them as one number (`1113`). */
+function keepDigitGroups(paddleText: string, reading: string): string {
+  const runs: string[] = paddleText.match(/\d+/g) ?? [];
+  return reading.replace(/\d+(?: \d+)+/g, (m) => (runs.includes(m.replace(/ /g, '')) ? m.replace(/ /g, '') : m));
+}
+
+/** Words of one or two letters that a row may hold (name/place particles, the `I` of FRANCISCO I MADERO, street types). */
+const PARTICLES = new Set(['DE', 'LA', 'EL', 'Y', 'I', 'C', 'AV', 'NO']);
+
+/**
+ * True when Tesseract's reading should replace Paddle's although their letters differ: the reading
+ * has the same digits, no fewer letters, differs by at most 2 edits (1 per 8 characters on longer
+ * rows), and every word of it is a vocabulary word (`segment.ts`), a state abbreviation, or letters
+ * Paddle read too. That is Paddle misreading or dropping a letter of a known word
+ * (`GUADALAIARA`, `AXACADEJUAREZ`, `MONTERRYNL`), where Tesseract read the dictionary word.
+ */
+export function readingOutvotesPaddle(paddleText: string, reading: string): boolean {
+  const p = fold(paddleText);
+  const r = fold(reading);
+  if (r.replace(/\D/g, '') !== p.replace(/\D/g, '') || r.length < p.length) return false;
+  if (editDistance(r, p) > Math.max(2, Math.floor(p.length / 8))) return false;
+  const words = reading.split(/[^A-ZÑÁÉÍÓÚÜ]+/).filter(Boolean);
+  const last = words[words.length - 1];
+  // Short words must be particles or a state: Tesseract's doubled letters ("CALLE E BENITO O") are not.
+  const ok = (w: string) =>
+    w.length <= 2 ? PARTICLES.has(fold(w)) || (STATE_ABBREVIATIONS as readonly string[]).includes(w === last ? snapStateAbbreviation(w) : fold(w)) : isKnownWord(w) || p.includes(fold(w)) || (w.length <= 4 && (STATE_ABBREVIATIONS as readonly string[]).includes(snapStateAbbreviation(w)));
+  return words.every(ok);
+}
+
 /**
  * Merges PaddleOCR's text of a row with Tesseract readings of it (already normalised).
  * - A reading with the same folded letters as Paddle's is taken whole (it adds spaces, accents, Ñ).
+ * - A reading whose differences are dictionary words outvotes Paddle ({@link readingOutvotesPaddle}).
  * - Otherwise Paddle's characters are kept (PP-OCRv4 is the better recogniser of these rows: when the
  *   two differ, Paddle was right on most rows studied), and the closest reading's spaces and accented
  *   letters are aligned onto them ({@link respace}); spaces Paddle already had are kept.
@@ -46,8 +78,9 @@ export function mergeBillReading(paddleText: string, readings: readonly string[]
   const usable = readings.filter((r) => fold(r).length > 0);
   if (!usable.length) return paddleText;
   const same = usable.find((r) => fold(r) === p);
-  if (same) return same;
+  if (same) return keepDigitGroups(paddleText, same);
   const best = [...usable].sort((a, b) => editDistance(fold(a), p) - editDistance(fold(b), p))[0]!;
+  if (readingOutvotesPaddle(paddleText, best)) return keepDigitGroups(paddleText, best);
   const glued = paddleText.replace(/\s+/g, '');
   const spaced = respace(glued, best);
   if (spaced === glued) return paddleText;
