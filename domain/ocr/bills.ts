@@ -137,7 +137,8 @@ function valuesOf(lines: readonly OcrLine[], labels: Map<OcrLine, { field: Label
     const unlabelled = lines.filter((l) => !labels.has(l));
     const r = rightOf(unlabelled, hit);
     if (r) out.push(r.text);
-    const b = below(unlabelled, hit);
+    // Values sit close under their labels on bills (tight rows): 0.3 label heights below.
+    const b = below(unlabelled, hit, 0.3);
     if (b) out.push(b.text);
   }
   return out;
@@ -157,7 +158,10 @@ export function money(s: string): string {
 
 const MONTHS: Record<string, string> = { ENE: '01', FEB: '02', MAR: '03', ABR: '04', MAY: '05', JUN: '06', JUL: '07', AGO: '08', SEP: '09', SEPT: '09', OCT: '10', NOV: '11', DIC: '12' };
 const DATE_NUM = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4}|\d{2})/;
-const DATE_TXT = /(\d{1,2})\s*[/.-]?\s*(ENE|FEB|MAR|ABR|MAY|JUN|JUL|AGO|SEPT|SEP|OCT|NOV|DIC)[A-Z]*\.?\s*[/.-]?\s*(\d{4}|\d{2})/;
+/** Month abbreviations, also with the digit look-alikes OCR puts in them (`0CT`, `AG0`, `N0V`, `D1C`, `5EP`). */
+const DATE_TXT = /(\d{1,2})\s*[/.-]?\s*(ENE|FEB|MAR|ABR|MAY|JUN|JUL|AG[O0]|[S5]EPT|[S5]EP|[O0]CT|N[O0]V|D[I1]C)[A-Z]*\.?\s*[/.-]?\s*(\d{4}|\d{2})/;
+/** A month abbreviation as matched by DATE_TXT, look-alike digits read back as letters. */
+const monthOf = (m: string): string => MONTHS[m.replace(/0/g, 'O').replace(/1/g, 'I').replace(/5/g, 'S')]!;
 
 function iso(d: string, m: string, y: string): string {
   const year = y.length === 2 ? `20${y}` : y;
@@ -168,14 +172,14 @@ function iso(d: string, m: string, y: string): string {
 }
 
 /**
- * First date in `s` as ISO `YYYY-MM-DD`: `16 ABR 2026`, `16-ABR-26`, `16/04/2026` (Spanish month
- * abbreviations; two-digit years are 20YY). '' when none.
+ * First date in `s` as ISO `YYYY-MM-DD`: `16 ABR 2026`, `16-ABR-26`, `16/04/2026`, `22-0CT-24` (Spanish
+ * month abbreviations, digit look-alikes in them read as letters; two-digit years are 20YY). '' when none.
  */
 export function dateIn(s: string): string {
   const t = foldAccents(s).replace(/(?<=\d)[Oo](?=\d)/g, '0');
   const a = DATE_TXT.exec(t);
   const b = DATE_NUM.exec(t);
-  if (a && (!b || a.index <= b.index)) return iso(a[1]!, MONTHS[a[2]!]!, a[3]!);
+  if (a && (!b || a.index <= b.index)) return iso(a[1]!, monthOf(a[2]!), a[3]!);
   if (b) return iso(b[1]!, b[2]!, b[3]!);
   return '';
 }
@@ -325,7 +329,8 @@ export function parseBill(ocrLines: readonly OcrLine[], type: BillType): BillFie
       return c.replace(/-/g, '').length >= 6 ? c : '';
     }),
     billNumber: first('billNumber', code),
-    billingPeriod: first('billingPeriod', periodIn),
+    // A misread label ("Penodo"): the billing period is the row that holds two dates.
+    billingPeriod: first('billingPeriod', periodIn) || lines.map((l) => periodIn(l.text)).find(Boolean) || '',
     totalPayment: first('totalPayment', (v) => (/\d/.test(v) && /[$.,]/.test(v) ? money(v) : '')),
     paymentLimitDate: first('paymentLimitDate', dateIn),
     barCode: (() => {
