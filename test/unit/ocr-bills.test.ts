@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { billAddress, billName } from '../../domain/ocr/bill-address.ts';
-import { billLabelOf, billTextRegions, looksLikeNameLabel, parseBill } from '../../domain/ocr/bills.ts';
+import { billLabelOf, billTextRegions, dateIn, looksLikeNameLabel, parseBill, periodIn } from '../../domain/ocr/bills.ts';
 import { joinSplitWords, splitGluedWord, splitGluedWords } from '../../domain/ocr/segment.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
-import { mergeBillReading, normaliseTesseract, readingOutvotesPaddle } from '../../models/ocr/bill-reread.ts';
+import { mergeBillReading, normaliseTesseract, readingOutvotesPaddle, voteDigits } from '../../models/ocr/bill-reread.ts';
 
 /** Lines at (x, y) with a box height `h` (default 24) and a width of 12 px per character. */
 function L(rows: [string, number, number, number?][]): OcrLine[] {
@@ -129,5 +129,45 @@ describe('merging PaddleOCR and Tesseract readings of a row', () => {
     expect(readingOutvotesPaddle('CALLEBENITOJUAREZ2292', 'CALLE E BENITO O JUAREZ 2292')).toBe(false);
     // Not outvoted: Paddle's letters kept, Tesseract's spaces aligned onto them.
     expect(mergeBillReading('CPENON2549INT24', ['PEÑÓN 2549 INT 24'])).toBe('CPEÑÓN 2549 INT 24');
+  });
+});
+
+describe('dates and values from labels', () => {
+  it('reads month abbreviations with digit look-alikes', () => {
+    expect(dateIn('22-0CT-24')).toBe('2024-10-22');
+    expect(dateIn('01-AG0-26')).toBe('2026-08-01');
+    expect(periodIn('23SEP2024-220CT2024')).toBe('2024-09-23 - 2024-10-22');
+    expect(periodIn('14-AG0-24-14-0CT-24')).toBe('2024-08-14 - 2024-10-14');
+    expect(dateIn('10-0CT-2024')).toBe('2024-10-10');
+    expect(dateIn('SEP 0CT')).toBe('');
+  });
+  it('takes a value printed close under its label, and the period from the row with two dates when its label is misread', () => {
+    const lines = L([
+      ['Telefonia Nacional', 300, 20],
+      ['Total', 40, 80, 32],
+      ['$3,094.84', 40, 100, 42],
+      ['Fechalimitede pago', 311, 463, 34],
+      ['28/10/2026', 312, 480, 29],
+      ['Penodo', 40, 540, 28],
+      ['09/09/2026-09/10/2026', 400, 542, 32],
+      ['No.de factura', 40, 567, 29],
+      ['B10925014', 400, 569, 30],
+      ['Cuenta', 40, 594, 30],
+      ['182831104015', 400, 595, 29],
+    ]);
+    const f = parseBill(lines, 'phone_bill');
+    expect(f.paymentLimitDate).toBe('2026-10-28');
+    expect(f.billingPeriod).toBe('2026-09-09 - 2026-10-09');
+    expect(f.totalPayment).toBe('3094.84');
+    expect(f.billNumber).toBe('B10925014');
+  });
+});
+
+describe('bar-code digits vote', () => {
+  it('keeps the most frequent length (the longer on a tie) and votes each digit', () => {
+    // Two readings dropped a zero of a run; two misread a 0 as 6 or 8 at different places.
+    expect(voteDigits(['0000014612411010019184321', '00000014612411010019184321', '00000014612411016019184321', '00000014612411010019184321', '0000001461241101001918432'])).toBe('00000014612411010019184321');
+    expect(voteDigits(['1234', '12345'])).toBe('12345');
+    expect(voteDigits(['', ''])).toBe('');
   });
 });
