@@ -8,9 +8,10 @@ import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
 import { billAddress, billName, ZIP_RE } from './bill-address.ts';
 import { snapStateAbbreviation, STATE_ABBREVIATIONS } from './lexicon.ts';
-
-export { glueFix } from './bill-address.ts';
 import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
+
+/** The INE front parser shares the row spacing repair (`ine.ts`). */
+export { glueFix } from './bill-address.ts';
 
 /** The three bill types of the spec. */
 export const BILL_TYPES = ['electricity_bill', 'phone_bill', 'cable_bill'] as const;
@@ -194,7 +195,6 @@ export function periodIn(s: string): string {
   const b = dateIn(rest);
   return a && b ? `${a} - ${b}` : '';
 }
-
 
 /** True when the row ends with a state abbreviation after a comma, point or space (`MÉRIDA, YUC`, `LEON.GTO`). */
 function endsWithState(text: string): boolean {
