@@ -65,6 +65,16 @@ function splitStreetType(row: string): string {
   return m && !isKnownWord(m[0]) && isKnownWord(m[2]!) ? `${m[1]} ${row.slice(m[1]!.length)}` : row;
 }
 
+/**
+ * Digits read for letters inside a row's words: a `0` ending a word (`ACUEDUCT 0 179`, `HIDALG0`) when
+ * the word with `O` is a vocabulary word, and a lone `1` between two words (`FRANCISCO 1 MADERO`).
+ */
+function digitLookAlikes(row: string): string {
+  return row
+    .replace(/([A-ZÁÉÍÓÚÑ]{3,}) ?0(?=\s|$)/g, (m, w: string) => (isKnownWord(`${w}O`) ? `${w}O` : m))
+    .replace(/(?<=[A-ZÁÉÍÓÚÑ]) 1 (?=[A-ZÁÉÍÓÚÑ])/g, ' I ');
+}
+
 /** Street-type abbreviations of four letters or more that a one-letter misread is snapped back to (`BLVO` -> `BLVD`). */
 const STREET_TYPES = ['BLVD', 'PRIV', 'CALLE', 'CJON', 'PROL', 'CALZ', 'CIRC', 'AVENIDA', 'PRIVADA', 'CERRADA', 'ANDADOR'];
 
@@ -78,7 +88,8 @@ function snapFirstWord(row: string, words: readonly string[], minLength: number)
 
 /**
  * The holder's address rows joined as the bill prints them, one `, ` between rows
- * (`street, colony, C.P. zip, city, state`). Each row: upper case, stray trailing marks dropped,
+ * (`street, colony, C.P. zip, city, state`). Each row: upper case, stray trailing marks dropped, digit
+ * look-alikes in words read as letters (`digitLookAlikes`),
  * glued words split (`glueFix`, `splitGluedWords`) and split words joined (`joinSplitWords`), accents
  * restored, the postal code written `C.P. 00000`. The first row's street type snaps to the listed
  * abbreviations (`BLVO` -> `BLVD`); the row above the postal code is the colony, whose `COL` prefix
@@ -88,7 +99,7 @@ function snapFirstWord(row: string, words: readonly string[], minLength: number)
  */
 export function billAddress(rows: readonly string[]): string {
   const out = rows.map((r) => {
-    const t = r.replace(/\s+/g, ' ').replace(TRAILING_MARKS, '').trim().toUpperCase();
+    const t = digitLookAlikes(r.replace(/\s+/g, ' ').replace(TRAILING_MARKS, '').trim().toUpperCase());
     return restoreDiacritics(joinSplitWords(splitGluedWords(glueFix(t)))).replace(ZIP_RE, 'C.P. $1');
   });
   if (out.length > 1) out[0] = splitStreetType(snapFirstWord(out[0]!, STREET_TYPES, 3));

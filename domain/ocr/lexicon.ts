@@ -55,7 +55,10 @@ export function restoreDiacritics(text: string): string {
       // Keep what was read unless it differs from the written form only by the place of the accent.
       const folded = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
       const written = RESTORE.get(folded);
-      return written && written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
+      if (!written) return w;
+      // Or when only the Ñ is missing (`ZÚNIGA`: no Ñ in the PP-OCRv4 dictionary, Tesseract kept the accent).
+      if (written.includes('Ñ') && !w.includes('Ñ') && written.replace(/Ñ/g, 'N') === w) return written;
+      return written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
     }
     return RESTORE.get(w) ?? w;
   });

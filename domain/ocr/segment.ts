@@ -77,13 +77,13 @@ export function isKnownWord(word: string): boolean {
 
 /**
  * Splits one run of letters into vocabulary words (`EMILIANOZAPATA` -> `EMILIANO ZAPATA`); returns the
- * run unchanged when it is a word itself, is shorter than 5 letters, or cannot be covered entirely by
+ * run unchanged when it is a word itself, is shorter than 4 letters, or cannot be covered entirely by
  * vocabulary words. Fewest pieces win; among those, the split whose shortest piece is longest. The
  * original characters (accents, Ñ) are kept; only spaces are inserted.
  */
 export function splitGluedWord(run: string): string {
   const f = fold(run);
-  if (f.length < 5 || VOCAB.has(f) || !/^[A-Z]+$/.test(f) || f.length !== run.length) return run;
+  if (f.length < 4 || VOCAB.has(f) || !/^[A-Z]+$/.test(f) || f.length !== run.length) return run;
   // best[i] = best split of f[0..i): [pieces, shortest piece] ; back[i] = start of its last piece.
   const best: ([number, number] | null)[] = Array.from({ length: f.length + 1 }, () => null);
   const back: number[] = Array.from({ length: f.length + 1 }, () => -1);

@@ -44,12 +44,15 @@ describe('address and name normalisation', () => {
     expect(billAddress(['AVINSURGENTES2913.', 'COR CUMBRES', 'C.P64610', 'MONTERREY NL.'])).toBe('AV INSURGENTES 2913, COL CUMBRES, C.P. 64610, MONTERREY, NL');
     expect(billAddress(['BLVO ALLENDE 409INT 40', 'COLLA PAZ', 'CP 72160', 'OAXACA DE JUAREZ, AX'])).toBe('BLVD ALLENDE 409 INT 40, COL LA PAZ, C.P. 72160, OAXACA DE JUÁREZ, OAX');
     expect(billAddress(['CDE LA PENA 2056 INT 33', 'COL SAN JUAN DE DIOS:', 'C.P. 37004', 'LEON.GTO'])).toBe('C DE LA PEÑA 2056 INT 33, COL SAN JUAN DE DIOS, C.P. 37004, LEÓN, GTO');
+    expect(billAddress(['BLVD ACUEDUCT 0 179', 'AV FRANCISCO 1 MADERO 2031', 'C.P. 66450'])).toBe('BLVD ACUEDUCTO 179, AV FRANCISCO I MADERO 2031, C.P. 66450');
     // A last row without a state is left as read (`LEON` is not `L, SON`).
     expect(billAddress(['CALLE HIDALGO 12', 'LEON'])).toBe('CALLE HIDALGO 12, LEÓN');
   });
   it('restores the spaces and accents of the holder name', () => {
     expect(billName('MIGUELANGELCHAVEZDELACRUZ')).toBe('MIGUEL ÁNGEL CHÁVEZ DE LA CRUZ');
     expect(billName(': ADRIAN RUIZ HERNANDEZ.')).toBe('ADRIÁN RUIZ HERNÁNDEZ');
+    expect(billName('NATALIA SOLÍS ZÚNIGA')).toBe('NATALIA SOLÍS ZÚÑIGA');
+    expect(billName('ÁNGELA DELA ROSA')).toBe('ÁNGELA DE LA ROSA');
   });
 });
 
