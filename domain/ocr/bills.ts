@@ -6,8 +6,12 @@
  */
 import { below, rightOf, type LabelHit } from './layout.ts';
 import { OcrError } from './errors.ts';
-import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
+import { billAddress, billName, ZIP_RE } from './bill-address.ts';
+import { snapStateAbbreviation, STATE_ABBREVIATIONS } from './lexicon.ts';
 import { compact, containsLabel, editDistance, foldAccents, type OcrLine } from './text.ts';
+
+/** The INE front parser shares the row spacing repair (`ine.ts`). */
+export { glueFix } from './bill-address.ts';
 
 /** The three bill types of the spec. */
 export const BILL_TYPES = ['electricity_bill', 'phone_bill', 'cable_bill'] as const;
@@ -58,7 +62,8 @@ export function billLabelOf(text: string): { field: LabelledField; took: number 
     for (const label of labels) {
       const l = compact(label);
       const tol = Math.floor(l.length / 5);
-      for (const len of [l.length, l.length - 1, l.length + 1]) {
+      // Long labels may also have lost two characters ("NOMBRE DECLENTE" for NOMBRE DEL CLIENTE).
+      for (const len of l.length >= 10 ? [l.length, l.length - 1, l.length + 1, l.length - 2] : [l.length, l.length - 1, l.length + 1]) {
         if (len <= 0 || len > c.length) continue;
         const slice = c.slice(0, len);
         const d = editDistance(slice, l);
@@ -133,7 +138,8 @@ function valuesOf(lines: readonly OcrLine[], labels: Map<OcrLine, { field: Label
     const unlabelled = lines.filter((l) => !labels.has(l));
     const r = rightOf(unlabelled, hit);
     if (r) out.push(r.text);
-    const b = below(unlabelled, hit);
+    // Values sit close under their labels on bills (tight rows): 0.3 label heights below.
+    const b = below(unlabelled, hit, 0.3);
     if (b) out.push(b.text);
   }
   return out;
@@ -153,7 +159,10 @@ export function money(s: string): string {
 
 const MONTHS: Record<string, string> = { ENE: '01', FEB: '02', MAR: '03', ABR: '04', MAY: '05', JUN: '06', JUL: '07', AGO: '08', SEP: '09', SEPT: '09', OCT: '10', NOV: '11', DIC: '12' };
 const DATE_NUM = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4}|\d{2})/;
-const DATE_TXT = /(\d{1,2})\s*[/.-]?\s*(ENE|FEB|MAR|ABR|MAY|JUN|JUL|AGO|SEPT|SEP|OCT|NOV|DIC)[A-Z]*\.?\s*[/.-]?\s*(\d{4}|\d{2})/;
+/** Month abbreviations, also with the digit look-alikes OCR puts in them (`0CT`, `AG0`, `N0V`, `D1C`, `5EP`). */
+const DATE_TXT = /(\d{1,2})\s*[/.-]?\s*(ENE|FEB|MAR|ABR|MAY|JUN|JUL|AG[O0]|[S5]EPT|[S5]EP|[O0]CT|N[O0]V|D[I1]C)[A-Z]*\.?\s*[/.-]?\s*(\d{4}|\d{2})/;
+/** A month abbreviation as matched by DATE_TXT, look-alike digits read back as letters. */
+const monthOf = (m: string): string => MONTHS[m.replace(/0/g, 'O').replace(/1/g, 'I').replace(/5/g, 'S')]!;
 
 function iso(d: string, m: string, y: string): string {
   const year = y.length === 2 ? `20${y}` : y;
@@ -164,14 +173,14 @@ function iso(d: string, m: string, y: string): string {
 }
 
 /**
- * First date in `s` as ISO `YYYY-MM-DD`: `16 ABR 2026`, `16-ABR-26`, `16/04/2026` (Spanish month
- * abbreviations; two-digit years are 20YY). '' when none.
+ * First date in `s` as ISO `YYYY-MM-DD`: `16 ABR 2026`, `16-ABR-26`, `16/04/2026`, `22-0CT-24` (Spanish
+ * month abbreviations, digit look-alikes in them read as letters; two-digit years are 20YY). '' when none.
  */
 export function dateIn(s: string): string {
   const t = foldAccents(s).replace(/(?<=\d)[Oo](?=\d)/g, '0');
   const a = DATE_TXT.exec(t);
   const b = DATE_NUM.exec(t);
-  if (a && (!b || a.index <= b.index)) return iso(a[1]!, MONTHS[a[2]!]!, a[3]!);
+  if (a && (!b || a.index <= b.index)) return iso(a[1]!, monthOf(a[2]!), a[3]!);
   if (b) return iso(b[1]!, b[2]!, b[3]!);
   return '';
 }
@@ -187,30 +196,24 @@ export function periodIn(s: string): string {
   return a && b ? `${a} - ${b}` : '';
 }
 
-const ZIP_RE = /\bC\s*[.,]?\s*[PR]\s*[.,]?\s*:?\s*(\d{5})\b/;
+/** True when the row ends with a state abbreviation after a comma, point or space (`MÉRIDA, YUC`, `LEON.GTO`). */
+function endsWithState(text: string): boolean {
+  const m = /[\s.,]([A-Za-z]{2,5})\W*$/.exec(foldAccents(text));
+  return !!m && (STATE_ABBREVIATIONS as readonly string[]).includes(snapStateAbbreviation(m[1]!.toUpperCase()));
+}
+
+/** Distinctive words of the holder labels (`BILL_LABELS.name`). */
+const NAME_LABEL_WORDS = ['NOMBRE', 'CLIENTE', 'TITULAR', 'SUSCRIPTOR'];
 
 /**
- * Spaces an OCR line that lost them (PP-OCRv4 on Latin text): after a word glued to a number
- * (`CONSTITUCIÓN390`, `INT14`), after a leading street-type abbreviation glued to the name (`AVACUEDUCTO`,
- * `BLVDHIDALGO`; not `AVENIDA`/`AVIACIÓN`), and, on a line with no space at all, at every letter/digit
- * boundary and after a leading `COL`.
+ * True when a line without digits is a holder label misread beyond {@link billLabelOf}'s tolerance:
+ * it contains one of the label words (one error per six letters) or is one of them with up to one
+ * error per three letters (`Thular`).
  */
-export function glueFix(t: string): string {
-  let s = t
-    .replace(/\b(INT|NO|NUM|MZ|LT|KM)(\d)/g, '$1 $2')
-    .replace(/([A-ZÁÉÍÓÚÑ]{3,})(\d)/g, '$1 $2')
-    .replace(/^(BLVD|CDA|CJON|PROL|AND)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1 ')
-    .replace(/^PRIV(?!ADA)(?=[A-ZÁÉÍÓÚÑ]{3})/, 'PRIV ')
-    .replace(/^AV(?=[A-DF-HJ-ZÁÓÚÑ][A-ZÁÉÍÓÚÑ]{2})/, 'AV ')
-    // "C" (calle) glued to a name: no Spanish word starts with C + one of these consonants.
-    .replace(/^C(?=[BDFGJKMNPQSTVWXZ][A-ZÁÉÍÓÚÑ]{2})/, 'C ')
-    // "COL" (colonia) glued to the colony's name; not COLONIA/COLINA(S)/COLÓN.
-    .replace(/(^|\s)COL(?!ONIA|INA|ON|ÓN)(?=[A-ZÁÉÍÓÚÑ]{3})/, '$1COL ');
-  if (!/\s/.test(s.trim())) {
-    s = s.replace(/([A-ZÁÉÍÓÚÑ])(\d)/g, '$1 $2').replace(/(\d)([A-ZÁÉÍÓÚÑ])/g, '$1 $2');
-    s = s.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ');
-  }
-  return s;
+export function looksLikeNameLabel(text: string): boolean {
+  if (/\d/.test(text)) return false;
+  const c = compact(text);
+  return NAME_LABEL_WORDS.some((w) => containsLabel(text, w) || (c.length >= 4 && Math.abs(c.length - w.length) <= 2 && editDistance(c, w) <= Math.floor(w.length / 3)));
 }
 
 /**
@@ -222,19 +225,30 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
   const labels = labelLines(lines);
   const unlabelled = lines.filter((l) => !labels.has(l));
   const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
+  // The row under `c0` in the block whose left edge is `left`'s: centre lower by more than 0.3 of a line
+  // height (OCR boxes are taller than the row pitch of a small print, and a larger name font sits close
+  // under its label) and by less than 1.8 line heights, left edges within 2.5 line heights.
+  const nextRow = (c0: OcrLine, left: OcrLine): OcrLine | undefined =>
+    lines
+      .filter((l) => l !== c0 && cy(l) > cy(c0) + 0.3 * c0.box.h && Math.abs(l.box.x - left.box.x) < 2.5 * c0.box.h && cy(l) - cy(c0) < 1.8 * Math.max(c0.box.h, l.box.h))
+      .sort((p, q) => cy(p) - cy(q))[0];
   let name: OcrLine | null = null;
   for (const [line, m] of labels) {
     if (m.field !== 'name') continue;
     const hit: LabelHit = { index: 0, line, rest: '', restRaw: '' };
     if (afterLabel(line.text, m.took).length > 3) name = line;
-    else name = rightOf(unlabelled, hit) ?? below(unlabelled, hit);
+    else {
+      const under = nextRow(line, line);
+      name = rightOf(unlabelled, hit) ?? (under && !labels.has(under) ? under : null);
+    }
     if (name) break;
   }
   let start: OcrLine | null = name;
   if (!start) {
     const zip = lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
     if (!zip) return { name: null, address: [] };
-    // Walk up from the postal-code row to the top of its block: that row is the name.
+    // Walk up from the postal-code row to the top of its block: that row is the name, unless it is the
+    // holder label itself, misread beyond the label tolerance ("MBRE DEL CLIENTE", "Thular").
     start = zip;
     for (;;) {
       const s0: OcrLine = start;
@@ -244,21 +258,23 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
       if (!up) break;
       start = up;
     }
+    if (looksLikeNameLabel(start.text)) start = nextRow(start, start) ?? start;
     name = start;
   }
   const address: OcrLine[] = [];
   const top: OcrLine = start;
   let cur: OcrLine = start;
   for (let guard = 0; guard < 8; guard++) {
-    const c0: OcrLine = cur;
-    const next = lines
-      .filter((l) => l !== c0 && cy(l) > cy(c0) + 0.5 * c0.box.h && Math.abs(l.box.x - top.box.x) < 2.5 * c0.box.h && cy(l) - cy(c0) < 1.8 * Math.max(c0.box.h, l.box.h))
-      .sort((p, q) => cy(p) - cy(q))[0];
+    const next = nextRow(cur, top);
     if (!next || labels.has(next)) break;
     // A row that carries a label (e.g. "Tel." left of its value) ends the address.
     if ([...labels.keys()].some((l) => Math.abs(cy(l) - cy(next)) < 0.5 * Math.min(l.box.h, next.box.h) && Math.abs(l.box.x - top.box.x) < 3 * top.box.h)) break;
+    // A stray mark read as a row (a misread "Tel." label, a bar) is no address row.
+    if (compact(next.text).length < 4) break;
     address.push(next);
     cur = next;
+    // The row after the postal code that ends in a state abbreviation (`CITY, STATE`) ends the address.
+    if (address.some((l) => l !== next && ZIP_RE.test(foldAccents(l.text))) && endsWithState(next.text)) break;
   }
   return { name, address };
 }
@@ -269,7 +285,9 @@ export function billTextRegions(lines: readonly OcrLine[]): { name: OcrLine | nu
  * @param type requested type (the result's `type`)
  * @throws OcrError `wrong_document_type` when the image holds no bill (an identity document, or no bill labels)
  */
-export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields {
+export function parseBill(ocrLines: readonly OcrLine[], type: BillType): BillFields {
+  // Full-width punctuation of the CJK recogniser dictionary (`（722）`) folded to ASCII.
+  const lines = ocrLines.map((l) => ({ ...l, text: l.text.normalize('NFKC') }));
   const labels = labelLines(lines);
   const fieldsSeen = new Set([...labels.values()].map((m) => m.field));
   if (fieldsSeen.size < 3) {
@@ -281,12 +299,8 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
   if (guessed && guessed !== type) throw new OcrError('wrong_document_type', `The image looks like a ${guessed.replace('_', ' ')}, not a ${type.replace('_', ' ')}.`);
 
   const regions = billTextRegions(lines);
-  const name = regions.name ? restoreDiacritics(regions.name.text.replace(/^[\s:]+/, '').replace(/\s+/g, ' ').trim().toUpperCase()) : '';
-  const fullAddress = regions.address
-    .map((l) => l.text.replace(/\s+/g, ' ').trim())
-    .map((t) => restoreDiacritics(glueFix(t.toUpperCase())).replace(ZIP_RE, 'C.P. $1'))
-    .join(', ')
-    .replace(/,\s*([A-Z]{2,5})\.?$/, (_m, st: string) => `, ${snapStateAbbreviation(st)}`);
+  const name = regions.name ? billName(regions.name.text) : '';
+  const fullAddress = billAddress(regions.address.map((l) => l.text));
   const zipLine = regions.address.find((l) => ZIP_RE.test(foldAccents(l.text))) ?? lines.find((l) => ZIP_RE.test(foldAccents(l.text)));
   const zipCode = zipLine ? foldAccents(zipLine.text).match(ZIP_RE)![1]! : '';
 
@@ -315,7 +329,8 @@ export function parseBill(lines: readonly OcrLine[], type: BillType): BillFields
       return c.replace(/-/g, '').length >= 6 ? c : '';
     }),
     billNumber: first('billNumber', code),
-    billingPeriod: first('billingPeriod', periodIn),
+    // A misread label ("Penodo"): the billing period is the row that holds two dates.
+    billingPeriod: first('billingPeriod', periodIn) || lines.map((l) => periodIn(l.text)).find(Boolean) || '',
     totalPayment: first('totalPayment', (v) => (/\d/.test(v) && /[$.,]/.test(v) ? money(v) : '')),
     paymentLimitDate: first('paymentLimitDate', dateIn),
     barCode: (() => {

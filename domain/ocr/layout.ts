@@ -60,12 +60,12 @@ export function rightOf(lines: readonly OcrLine[], hit: LabelHit): OcrLine | nul
 }
 
 /**
- * The line just below `hit`: vertical offset between 0.5 and 3 label heights, left edge within 3 label
+ * The line just below `hit`: vertical offset between `minDy` (default 0.5) and 3 label heights, left edge within 3 label
  * heights of the label's; the best minimises (left-edge or centre offset, whichever is smaller) plus the
  * vertical distance, so a value printed under its label in a row of labels is not taken from the
  * neighbouring column.
  */
-export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null {
+export function below(lines: readonly OcrLine[], hit: LabelHit, minDy = 0.5): OcrLine | null {
   const h = hit.line.box.h;
   const cx = (l: OcrLine) => l.box.x + l.box.w / 2;
   let best: OcrLine | null = null;
@@ -73,7 +73,7 @@ export function below(lines: readonly OcrLine[], hit: LabelHit): OcrLine | null 
   for (const l of lines) {
     if (l === hit.line) continue;
     const dy = cy(l) - cy(hit.line);
-    if (dy < 0.5 * h || dy > 3 * h) continue;
+    if (dy < minDy * h || dy > 3 * h) continue;
     if (Math.abs(l.box.x - hit.line.box.x) > 3 * h) continue;
     const score = Math.min(Math.abs(l.box.x - hit.line.box.x), Math.abs(cx(l) - cx(hit.line))) + dy;
     if (score < bestScore) {

@@ -25,6 +25,7 @@ ALEJANDRÍA ANÁHUAC ARAGÓN BENITO CHAPULTEPEC COYOACÁN CUAJIMALPA CULIACÁN G
 NAUCALPAN PACHUCA POTOSÍ SAN TLÁHUAC TLALNEPANTLA TORREÓN TULANCINGO URUAPAN ÁLVARO OBREGÓN CANCÚN HERMOSILLO MEXICALI TIJUANA
 ALAMEDA AMÉRICAS ANTEQUERA ATLÁNTIDA BOSQUES CONDESA DEL FÁTIMA GUADALUPE JARDÍN JARDINES LAGUNA LOMAS MORAL NÁPOLES NARVARTE
 POLANCO PROGRESO REFORMA ROMA SANTA SATÉLITE TLAPALTITLÁN UNIÓN VALLE MEYEHUALCO JALATLACO MAGISTERIO FERROCARRIL ESTACIÓN
+ADRIÁN BÁRBARA ROCÍO RUBÉN EFRÉN ÉDGAR MÁXIMO ANAÍS ÉRIKA CRISTIÁN LADRÓN
 INSURGENTES HÉROES NIÑOS ÚRSULA BOLÍVAR PÁTZCUARO YUCATÁN CAÑADA MONTAÑA TLÁHUAC OBREGÓN JUÁREZ ZARAGOZA MORELOS ALLENDE GUERRERO MADERO ÁLAMO OLÍMPICA REVOLUCIÓN INDEPENDENCIA CONSTITUYENTES PRÍNCIPE
 `;
 
@@ -39,6 +40,11 @@ const RESTORE: ReadonlyMap<string, string> = (() => {
   return m;
 })();
 
+/** Every listed word, folded (no accents, `Ñ` -> `N`): the vocabulary of the word segmentation (`segment.ts`). */
+export function lexiconWords(): string[] {
+  return WORDS.split(/\s+/).filter(Boolean).map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
+}
+
 /**
  * Restores accents and Ñ of listed words in an upper-case name or address line; other words are kept
  * as read. A word already carrying an accent is kept (the reader saw it).
@@ -49,7 +55,10 @@ export function restoreDiacritics(text: string): string {
       // Keep what was read unless it differs from the written form only by the place of the accent.
       const folded = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
       const written = RESTORE.get(folded);
-      return written && written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
+      if (!written) return w;
+      // Or when only the Ñ is missing (`ZÚNIGA`: no Ñ in the PP-OCRv4 dictionary, Tesseract kept the accent).
+      if (written.includes('Ñ') && !w.includes('Ñ') && written.replace(/Ñ/g, 'N') === w) return written;
+      return written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
     }
     return RESTORE.get(w) ?? w;
   });

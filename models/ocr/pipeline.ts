@@ -15,6 +15,7 @@ import { rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
 import { TesseractLineReader } from './tesseract.ts';
+import { rereadBarcodeRow, rereadBillRows } from './bill-reread.ts';
 
 let paddle: Promise<PaddleOcr> | null = null;
 let tess: Promise<TesseractLineReader> | null = null;
@@ -259,13 +260,16 @@ export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
   return page;
 }
 
-/** Reads a bill: page read plus Spanish re-read of the holder's name and address rows. */
+/** Reads a bill: page read, bar-code digit row re-read, Spanish re-read of the holder's name and address rows (`bill-reread.ts`). */
 export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
   const page = await readPage(bytes);
-  const t = performance.now();
+  let t = performance.now();
+  await rereadBarcodeRow(page, await getPaddle());
+  page.timings.barcodeMs = performance.now() - t;
+  t = performance.now();
   if (process.env.OCR_SPANISH_REREAD !== '0') {
     const r = billTextRegions(page.lines);
-    await rereadSpanish(page, [...(r.name ? [r.name] : []), ...r.address] as PipelineLine[]);
+    await rereadBillRows(page, [...(r.name ? [r.name] : []), ...r.address] as PipelineLine[]);
   }
   page.timings.tesseractMs = performance.now() - t;
   return page;
