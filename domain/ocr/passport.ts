@@ -6,7 +6,8 @@
 import { validateCurp } from '../curp/validate.ts';
 import { parseMrz, type MrzParseResult } from '../mrz/index.ts';
 import { below, findLabel, valueCandidates } from './layout.ts';
-import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
+import { findTd1Lines, mrzFold } from './ine.ts';
+import { td3Candidates } from './mrz-zone.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
 import { restoreDiacritics } from './lexicon.ts';
@@ -67,13 +68,15 @@ export function splitSurnames(surnames: string): [string, string] {
  * @throws OcrError `wrong_document_type` when no TD3 MRZ is found (with a hint when it is an INE or a bill)
  */
 export function buildPassportResult(lines: readonly OcrLine[], today: string): IdentityResult<PassportFields> {
-  const rows = findTd3Lines(lines);
-  if (!rows.length) {
+  const candidates = td3Candidates(lines);
+  if (!candidates.length) {
     if (looksLikeIneFront(lines) || findTd1Lines(lines).length) throw new OcrError('wrong_document_type', 'The image is a voter credential; send document_type=ine.');
     if (looksLikeBill(lines)) throw new OcrError('wrong_document_type', 'The image is a utility bill; use /v1/ocr/extract/document.');
     throw new OcrError('wrong_document_type', 'No passport machine readable zone (2 lines of 44 characters) was found.');
   }
-  const m: MrzParseResult = parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) });
+  // Check-digit-guided choice among the readings of the zone (the first unless a variant passes every check).
+  const parsed = candidates.map((rows) => parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) }));
+  const m: MrzParseResult = parsed.find((p) => p.valid) ?? parsed[0]!;
   const f = m.fields;
   const curp = findCurp(lines);
 

@@ -51,17 +51,17 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const t0 = performance.now();
   if (input.documentType === 'passport') {
     const page = await readPassport(input.front);
-    let r = buildPassportResult(page.lines, input.today);
     const engines = [PADDLE_ENGINE];
+    // The lines as read, then the whole-row re-reads of split MRZ rows: the first whose check digits pass.
+    let r = firstPassportResult([page.lines, ...page.mrzRowAlternatives], input.today);
     if (r.validation.mrz !== 'ok') {
-      // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass.
-      for (const lines of await mrzAlternatives(page)) {
-        const alt = buildPassportResult(lines, input.today);
-        if (alt.validation.mrz === 'ok') {
-          r = alt;
-          engines.push(TESSERACT_MRZ_ENGINE);
-          break;
-        }
+      // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass (read on
+      // the whole rows when the split ones were re-read).
+      const alts = await mrzAlternatives(page, page.mrzRowAlternatives.at(-1) ?? page.lines);
+      const alt = alts.length ? firstPassportResult(alts, input.today, false) : null;
+      if (alt?.validation.mrz === 'ok') {
+        r = alt;
+        engines.push(TESSERACT_MRZ_ENGINE);
       }
     }
     return { type: 'passport', ...r, engines, timings: { ...page.timings, totalMs: performance.now() - t0 } };
@@ -73,6 +73,31 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const engines = [PADDLE_ENGINE];
   if (front.lines.some((l) => l.engine === 'tesseract')) engines.push('tesseract.js@7-lstm-spa');
   return { type: 'ine', ...r, engines, timings: { front: front.timings.paddleMs ?? 0, back: back?.timings.paddleMs ?? 0, totalMs: performance.now() - t0 } };
+}
+
+/**
+ * The passport result of the first line set whose MRZ passes every check digit, else of the first set that
+ * holds a TD3 zone.
+ * @throws OcrError `wrong_document_type` (from the first set) when no set holds a TD3 zone
+ */
+function firstPassportResult(sets: readonly OcrLine[][], today: string): ReturnType<typeof buildPassportResult>;
+/** As above, or null (never throws `wrong_document_type`) with `mustFind` false. */
+function firstPassportResult(sets: readonly OcrLine[][], today: string, mustFind: false): ReturnType<typeof buildPassportResult> | null;
+function firstPassportResult(sets: readonly OcrLine[][], today: string, mustFind = true): ReturnType<typeof buildPassportResult> | null {
+  let first: ReturnType<typeof buildPassportResult> | null = null;
+  let error: unknown = null;
+  for (const lines of sets) {
+    try {
+      const r = buildPassportResult(lines, today);
+      if (r.validation.mrz === 'ok') return r;
+      first ??= r;
+    } catch (e) {
+      if (!(e instanceof OcrError) || e.code !== 'wrong_document_type') throw e;
+      error ??= e;
+    }
+  }
+  if (first || !mustFind) return first;
+  throw error;
 }
 
 /** A back whose Tesseract MRZ reading passes the checks, combined with the front; null when none does. */

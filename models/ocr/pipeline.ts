@@ -6,9 +6,11 @@
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
+import { mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
 import { intake, type IntakeImage } from './intake.ts';
+import { rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
 import { TesseractLineReader } from './tesseract.ts';
@@ -58,13 +60,15 @@ export interface ReadPage {
   /** Bounds of the text (the document region) in deskewed coordinates. */
   docBox: { x: number; y: number; w: number; h: number };
   timings: Record<string, number>;
+  /**
+   * Other line sets for the MRZ (only with `mrzRowLength`): rows the detector split or cut, read again as
+   * whole rows and put in place of their fragments; for the caller to keep the set whose check digits pass.
+   */
+  mrzRowAlternatives: PipelineLine[][];
 }
 
-/**
- * Deskews line geometry: rotates every quad about the image centre by minus the median text angle
- * (weighted by line length), then takes axis-aligned boxes. Parsers then reason in upright coordinates.
- */
-export function deskewLines(lines: TextLine[], width: number, height: number): { lines: PipelineLine[]; skewDeg: number } {
+/** Length-weighted median text angle of the lines (radians; positive = clockwise). */
+export function medianTextAngle(lines: readonly TextLine[]): number {
   const angles: { a: number; w: number }[] = lines.map((l) => {
     const [tl, tr] = l.quad;
     return { a: Math.atan2(tr[1] - tl[1], tr[0] - tl[0]), w: dist(tl, tr) };
@@ -72,27 +76,37 @@ export function deskewLines(lines: TextLine[], width: number, height: number): {
   angles.sort((p, q) => p.a - q.a);
   const total = angles.reduce((s, x) => s + x.w, 0);
   let acc = 0;
-  let median = 0;
   for (const x of angles) {
     acc += x.w;
-    if (acc >= total / 2) {
-      median = x.a;
-      break;
-    }
+    if (acc >= total / 2) return x.a;
   }
+  return 0;
+}
+
+/** A line's axis-aligned box after rotating its quad by `-angle` about the centre of a `width` x `height` image. */
+export function uprightLine(l: TextLine, angle: number, width: number, height: number): PipelineLine {
   const cx = width / 2;
   const cy = height / 2;
-  const cos = Math.cos(-median);
-  const sin = Math.sin(-median);
-  const out = lines.map((l): PipelineLine => {
-    const pts = l.quad.map(([x, y]) => [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos] as const);
-    const xs = pts.map((p) => p[0]);
-    const ys = pts.map((p) => p[1]);
-    const x = Math.min(...xs);
-    const y = Math.min(...ys);
-    return { text: l.text, confidence: l.confidence, quad: l.quad, engine: 'paddle', box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } };
-  });
-  out.sort((a, b) => a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2) || a.box.x - b.box.x);
+  const cos = Math.cos(-angle);
+  const sin = Math.sin(-angle);
+  const pts = l.quad.map(([x, y]) => [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos] as const);
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { text: l.text, confidence: l.confidence, quad: l.quad, engine: 'paddle', box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } };
+}
+
+const byReadingOrder = (a: PipelineLine, b: PipelineLine) => a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2) || a.box.x - b.box.x;
+
+/**
+ * Deskews line geometry: rotates every quad about the image centre by minus the median text angle
+ * (weighted by line length), then takes axis-aligned boxes. Parsers then reason in upright coordinates.
+ */
+export function deskewLines(lines: TextLine[], width: number, height: number): { lines: PipelineLine[]; skewDeg: number } {
+  const median = medianTextAngle(lines);
+  const out = lines.map((l) => uprightLine(l, median, width, height));
+  out.sort(byReadingOrder);
   return { lines: out, skewDeg: (median * 180) / Math.PI };
 }
 
@@ -103,11 +117,22 @@ function isMrzShaped(q: Quad, all: readonly Quad[]): boolean {
   return w / h >= 12 && w >= 0.6 * widest;
 }
 
+/** Options of {@link readPage}. */
+export interface ReadPageOptions {
+  /** Apply the blur gate (default true). */
+  checkBlur?: boolean;
+  /** Recognise the MRZ-shaped boxes first (INE back); every box only when they hold no MRZ. */
+  mrzFirst?: boolean;
+  /** Characters per MRZ row (44 for a TD3 passport page): rejoin and re-read split MRZ rows (`mrz-rows.ts`). */
+  mrzRowLength?: number;
+}
+
 /**
  * Reads one uploaded image.
- * @throws OcrError from intake, or `no_document_detected` when fewer than 3 text lines are found
+ * @throws OcrError from intake, or `no_document_detected` when fewer than 3 text lines are found (2 suffice
+ *   when they are MRZ rows: a TD3 zone read MRZ-first has exactly two)
  */
-export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean; mrzFirst?: boolean } = {}): Promise<ReadPage> {
+export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {}): Promise<ReadPage> {
   const timings: Record<string, number> = {};
   let t = performance.now();
   const img = await intake(bytes, options);
@@ -124,9 +149,11 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
+  const rereads = options.mrzRowLength ? await rereadMrzRows(ocr, img.image, raw, options.mrzRowLength) : [];
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
-  if (good.length < 3) {
+  const mrzRows = good.filter((l) => mrzChars(l.text).length >= 25 && mrzChars(l.text).includes('<<')).length;
+  if (good.length < 3 && !(good.length === 2 && mrzRows === 2)) {
     throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
   }
   const { lines, skewDeg } = deskewLines(good, img.image.width, img.image.height);
@@ -134,7 +161,17 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   const y0 = Math.min(...lines.map((l) => l.box.y));
   const x1 = Math.max(...lines.map((l) => l.box.x + l.box.w));
   const y1 = Math.max(...lines.map((l) => l.box.y + l.box.h));
-  return { intake: img, lines, skewDeg, docBox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, timings };
+  // Alternatives: the page lines with the fragments of some re-read rows replaced by the whole-row reading.
+  const mrzRowAlternatives: PipelineLine[][] = [];
+  const angle = (skewDeg * Math.PI) / 180;
+  for (let mask = 1; mask < 1 << rereads.length && mask < 8; mask++) {
+    const chosen = rereads.filter((_, k) => mask & (1 << k));
+    const drop = new Set(chosen.flatMap((r) => r.members.map((m) => m.quad)));
+    const alt = lines.filter((l) => !drop.has(l.quad)).concat(chosen.map((r) => uprightLine(r.line, angle, img.image.width, img.image.height)));
+    mrzRowAlternatives.push(alt.sort(byReadingOrder));
+  }
+  timings.mrzRowsReread = rereads.length;
+  return { intake: img, lines, skewDeg, docBox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, timings, mrzRowAlternatives };
 }
 
 /**
@@ -253,7 +290,7 @@ export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
 
 /** Reads a passport data page: page read plus Spanish re-read of the visual-zone name lines. */
 export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
-  const page = await readPage(bytes);
+  const page = await readPage(bytes, { mrzRowLength: 44 });
   const t = performance.now();
   if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
   page.timings.tesseractMs = performance.now() - t;
@@ -264,10 +301,11 @@ export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
  * Second reading of the MRZ rows with Tesseract (English LSTM, MRZ alphabet only), for when PaddleOCR's
  * reading fails the check digits: returns alternative line sets, each with some MRZ rows replaced by
  * Tesseract's reading (every combination of rows, at most 8), for the caller to keep the one whose
- * check digits pass. Rows are found by shape: >= 25 MRZ characters including `<`.
+ * check digits pass. Rows are found by shape: >= 25 MRZ characters including `<`, among `lines` (the page's
+ * lines by default; a passport passes its set with the split MRZ rows read whole).
  */
-export async function mrzAlternatives(page: ReadPage): Promise<PipelineLine[][]> {
-  const rows = page.lines.filter((l) => {
+export async function mrzAlternatives(page: ReadPage, lines: PipelineLine[] = page.lines): Promise<PipelineLine[][]> {
+  const rows = lines.filter((l) => {
     const t = l.text.toUpperCase().replace(/\s+/g, '');
     return t.length >= 25 && /<|«|《|く/.test(t);
   });
@@ -286,7 +324,7 @@ export async function mrzAlternatives(page: ReadPage): Promise<PipelineLine[][]>
   const keys = [...alt.keys()];
   const out: PipelineLine[][] = [];
   for (let mask = 1; mask < 1 << keys.length && out.length < 8; mask++) {
-    out.push(page.lines.map((l) => {
+    out.push(lines.map((l) => {
       const k = keys.indexOf(l);
       return k >= 0 && mask & (1 << k) ? { ...l, text: alt.get(l)!, engine: 'tesseract' as const } : l;
     }));

@@ -1,0 +1,126 @@
+/**
+ * Re-reading whole MRZ rows (ICAO Doc 9303) that the text detector split or cut.
+ *
+ * The OCR-B filler `<` is thin: after blur and JPEG 40 the DB detector often leaves a filler run out, so one
+ * row comes back as a head and a tail (`N393613516MEX8807054F2108058<` + `<<<<<<<08`), or as a head only when
+ * the row ends in fillers (`P<MEXNUNEZ<IBANEZ<<TOMA`, the `S` lost at the box edge). Here the fragments of a
+ * row are found by geometry (collinear with the row's widest fragment), the rows of one zone are given one
+ * length (MRZ rows are left-aligned and equally long, so the longest row's extent applies to all), and each
+ * changed row is recognised again as one crop spanning it.
+ */
+import { isMrzText, mrzChars } from '../../domain/ocr/mrz-zone.ts';
+import type { PaddleOcr, TextLine } from './paddle.ts';
+import { dist, type Point, type Quad, type RgbImage } from './raster.ts';
+
+interface Row {
+  members: TextLine[];
+  /** Unit reading direction and normal of the anchor (widest fragment). */
+  u: Point;
+  /** Left end (anchor frame) and right end, as distances along `u` from the anchor's top-left corner. */
+  left: number;
+  right: number;
+  anchor: TextLine;
+  h: number;
+}
+
+const sub = (a: Point, b: Point): Point => [a[0] - b[0], a[1] - b[1]];
+const dot = (a: Point, b: Point) => a[0] * b[0] + a[1] * b[1];
+const centre = (q: Quad): Point => [(q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4, (q[0][1] + q[1][1] + q[2][1] + q[3][1]) / 4];
+
+/**
+ * Groups MRZ-text lines (see `isMrzText`) into rows: widest first, a line joins a row when its centre lies
+ * within 45 % of the row's height of the row's centre line and its height is 0.6-1.6 times the row's.
+ * Only rows holding a `<` are kept. Quads in image pixels.
+ */
+export function groupMrzRows(lines: readonly TextLine[]): Row[] {
+  const frags = lines.filter((l) => isMrzText(l.text)).sort((a, b) => dist(b.quad[0], b.quad[1]) - dist(a.quad[0], a.quad[1]));
+  const rows: Row[] = [];
+  for (const l of frags) {
+    const c = centre(l.quad);
+    const h = dist(l.quad[0], l.quad[3]);
+    const row = rows.find((r) => {
+      const d = sub(c, centre(r.anchor.quad));
+      return Math.abs(-d[0] * r.u[1] + d[1] * r.u[0]) < 0.45 * r.h && h > 0.6 * r.h && h < 1.6 * r.h;
+    });
+    if (row) {
+      row.members.push(l);
+      continue;
+    }
+    const w = Math.max(1, dist(l.quad[0], l.quad[1]));
+    const u: Point = [(l.quad[1][0] - l.quad[0][0]) / w, (l.quad[1][1] - l.quad[0][1]) / w];
+    rows.push({ members: [l], u, left: 0, right: w, anchor: l, h });
+  }
+  const kept = rows.filter((r) => r.members.some((m) => mrzChars(m.text).includes('<')));
+  for (const r of kept) {
+    const o = r.anchor.quad[0];
+    r.left = Math.min(...r.members.map((m) => dot(sub(m.quad[0], o), r.u)));
+    r.right = Math.max(...r.members.map((m) => dot(sub(m.quad[1], o), r.u)));
+    r.members.sort((a, b) => dot(sub(a.quad[0], o), r.u) - dot(sub(b.quad[0], o), r.u));
+  }
+  return kept;
+}
+
+/**
+ * The quad spanning a row from its leftmost fragment to `length` px along the row direction, with a margin of
+ * a quarter of the row height at both ends. When the rightmost fragment reaches the end, the direction is
+ * taken from the leftmost fragment's top-left to the rightmost's top-right (follows mild perspective).
+ */
+export function rowQuad(row: Row, length: number): Quad {
+  const first = row.members[0]!;
+  const last = row.members[row.members.length - 1]!;
+  let u = row.u;
+  const span = dist(first.quad[0], last.quad[1]);
+  if (row.members.length > 1 && span > 0.5 * length) u = [(last.quad[1][0] - first.quad[0][0]) / span, (last.quad[1][1] - first.quad[0][1]) / span];
+  const m = 0.25 * row.h;
+  const tl: Point = [first.quad[0][0] - u[0] * m, first.quad[0][1] - u[1] * m];
+  const bl: Point = [first.quad[3][0] - u[0] * m, first.quad[3][1] - u[1] * m];
+  const len = length + 2 * m;
+  const tr: Point = [tl[0] + u[0] * len, tl[1] + u[1] * len];
+  const br: Point = [bl[0] + u[0] * len, bl[1] + u[1] * len];
+  return [tl, tr, br, bl];
+}
+
+/** A whole MRZ row read again as one crop, and the fragments it covers. */
+export interface MrzRowReread {
+  line: TextLine;
+  members: TextLine[];
+}
+
+/**
+ * Re-reads the MRZ rows of a page as whole rows. Rows whose left ends lie within 3 row heights of each other
+ * form one zone; every row of a zone is extended to the zone's longest extent. A row is recognised again
+ * when it had several fragments or was extended by more than half a row height. A reading is returned when
+ * it holds at most `rowLength + 4` MRZ characters and at least 80 % of the fragments' count (a whole-row
+ * read may drop a character the fragments had: the caller keeps both and lets the check digits choose).
+ */
+export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readonly TextLine[], rowLength: number): Promise<MrzRowReread[]> {
+  const rows = groupMrzRows(lines);
+  if (!rows.length) return [];
+  const leftPoint = (r: Row): Point => {
+    const o = r.anchor.quad[0];
+    return [o[0] + r.u[0] * r.left, o[1] + r.u[1] * r.left];
+  };
+  const todo: { row: Row; quad: Quad }[] = [];
+  for (const r of rows) {
+    const lp = leftPoint(r);
+    const zone = rows.filter((o) => Math.abs(dot(sub(leftPoint(o), lp), r.u)) < 3 * r.h);
+    const length = Math.max(...zone.map((o) => o.right - o.left));
+    const own = r.right - r.left;
+    if (r.members.length > 1 || length - own > 0.5 * r.h) todo.push({ row: r, quad: rowQuad(r, length) });
+  }
+  if (!todo.length) return [];
+  const texts = await ocr.recognize(img, todo.map((t) => t.quad));
+  const out: MrzRowReread[] = [];
+  todo.forEach(({ row, quad }, i) => {
+    const t = texts[i]!;
+    const got = mrzChars(t.text).length;
+    const had = row.members.reduce((s, m) => s + mrzChars(m.text).length, 0);
+    if (got < 0.8 * had || got > rowLength + 4) return;
+    const xs = quad.map((p) => p[0]);
+    const ys = quad.map((p) => p[1]);
+    const x = Math.min(...xs);
+    const y = Math.min(...ys);
+    out.push({ line: { text: t.text.trim(), confidence: t.confidence, quad, box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } }, members: row.members });
+  });
+  return out;
+}
