@@ -80,8 +80,9 @@ const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
 /**
  * Groups MRZ-text lines into rows (vertical centres within 60 % of the smaller box height, boxes in upright
  * coordinates) and joins each row left to right. A gap between two fragments is filled with fillers, as
- * many as fit at the row's character pitch (total width / characters read, at least one): in an MRZ the
- * only thing the detector leaves out between two pieces of text is a run of `<`. Only rows holding a `<`
+ * many as fit at the row's character pitch (total width / characters read, at least one): what the detector
+ * leaves out between two pieces of an MRZ row is a run of `<`. Boxes that touch or overlap (gap under half
+ * a character) are a word the detector cut: joined without a filler. Only rows holding a `<`
  * are returned (a visual-zone row of codes, `P MEX G12345678`, holds none), top to bottom.
  */
 export function mrzRowCandidates(lines: readonly OcrLine[]): MrzRowCandidate[] {
@@ -100,7 +101,11 @@ export function mrzRowCandidates(lines: readonly OcrLine[]): MrzRowCandidate[] {
     const chars = texts.reduce((s, t) => s + t.length, 0);
     const width = row.reduce((s, l) => s + l.box.w, 0);
     const pitch = width / Math.max(1, chars);
-    const gaps = row.slice(1).map((l, i) => '<'.repeat(Math.max(1, Math.round((l.box.x - (row[i]!.box.x + row[i]!.box.w)) / pitch))));
+    // Boxes touching or overlapping (gap under half a character): a word cut by the detector, nothing between.
+    const gaps = row.slice(1).map((l, i) => {
+      const gap = l.box.x - (row[i]!.box.x + row[i]!.box.w);
+      return gap < 0.5 * pitch ? '' : '<'.repeat(Math.max(1, Math.round(gap / pitch)));
+    });
     const join = (parts: readonly string[]) => parts.reduce((acc, t, i) => (i === 0 ? t : acc + gaps[i - 1]! + t), '');
     const text = join(texts);
     const variants: string[] = [];
