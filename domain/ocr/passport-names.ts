@@ -141,7 +141,10 @@ export interface PassportNames {
   fromVisualZone: boolean;
   /** The CURP's name letters (initials, internal consonants) agree with the chosen names. */
   confirmedByCurp: boolean;
-  /** The visual zone and the MRZ (as read) agree on both names; null when not comparable. */
+  /**
+   * The visual zone's names and the MRZ's (as read) agree within OCR noise; false when they differ and the MRZ
+   * name is a clean reading (CURP-consistent or no CURP); null when not comparable.
+   */
   mrzAgrees: boolean | null;
   /** Labels found (for the layout signal): 0, 1 or 2. */
   labelsFound: number;
@@ -195,13 +198,19 @@ export function passportNames(lines: readonly OcrLine[], mrzSurnames: string, mr
   const [s, g] = chosen;
   const surnames = restoreDiacritics(respaceLike(s.text, mrzSurnames));
   const givenNames = restoreDiacritics(respaceLike(g.text, mrzGiven));
-  const comparable = s.viz && g.viz && letters(mrzSurnames).length >= 3;
+  // MRZ vs visual zone (authenticity): the label values (else the chosen visual-zone lines) against the MRZ as
+  // read. A disagreement counts only when the MRZ's name is a clean reading (the CURP agrees with it, or no
+  // CURP to tell): a misread MRZ name is not a contradiction.
+  const vs = vizS || (s.viz ? s.text : '');
+  const vg = vizG || (g.viz ? g.text : '');
+  let mrzAgrees: boolean | null = vs && vg && letters(mrzSurnames).length >= 3 && letters(mrzGiven).length >= 2 ? namesAgree(vs, mrzSurnames) && namesAgree(vg, mrzGiven) : null;
+  if (mrzAgrees === false && curp.length === 18 && !curpAgrees(curp, mrzSurnames, mrzGiven)) mrzAgrees = null;
   return {
     surnames,
     givenNames,
     fromVisualZone: s.viz && g.viz,
     confirmedByCurp: byCurp,
-    mrzAgrees: comparable ? namesAgree(surnames, mrzSurnames) && namesAgree(givenNames, mrzGiven) : null,
+    mrzAgrees,
     labelsFound: [surnHit, givenHit].filter(Boolean).length,
   };
 }

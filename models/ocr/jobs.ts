@@ -15,8 +15,9 @@ import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
 import { colourfulness, errorLevelAnalysis, facePresence, moireScore } from './forensics.ts';
 import { BLUR_THRESHOLD } from './intake.ts';
+import { MRZ_ROW_HEIGHT_SCALES } from './mrz-rows.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { mrzAlternatives, readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
+import { mrzAlternatives, mrzRowAlternatives, readBill, readIneFront, readPage, readPassport, type PipelineLine, type ReadPage } from './pipeline.ts';
 
 /** The second MRZ engine (see `mrzAlternatives`). */
 const TESSERACT_MRZ_ENGINE = 'tesseract.js@7-lstm-eng-mrz-whitelist';
@@ -52,12 +53,22 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   if (input.documentType === 'passport') {
     const page = await readPassport(input.front);
     const engines = [PADDLE_ENGINE];
-    // The lines as read, then the whole-row re-reads of split MRZ rows: the first whose check digits pass.
-    let r = firstPassportResult([page.lines, ...page.mrzRowAlternatives], input.today);
+    // The lines as read; when their MRZ is missing or fails its check digits, the whole-row re-reads of the
+    // MRZ rows: the first set whose check digits pass.
+    let r = firstPassportResult([page.lines], input.today, false);
+    let rowSets: PipelineLine[][] = [];
+    // One crop height at a time, stopping at the first that passes (each costs a recognition of the rows).
+    for (const scale of MRZ_ROW_HEIGHT_SCALES) {
+      if (r?.validation.mrz === 'ok') break;
+      const sets = await mrzRowAlternatives(page, 44, [scale]);
+      rowSets = rowSets.length ? rowSets : sets;
+      r = firstPassportResult([page.lines, ...sets], input.today, false) ?? r;
+    }
+    if (!r) r = firstPassportResult([page.lines, ...rowSets], input.today); // throws wrong_document_type
     if (r.validation.mrz !== 'ok') {
       // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass (read on
-      // the whole rows when the split ones were re-read).
-      const alts = await mrzAlternatives(page, page.mrzRowAlternatives.at(-1) ?? page.lines);
+      // the whole rows when they were re-read).
+      const alts = await mrzAlternatives(page, rowSets.at(-1) ?? page.lines);
       const alt = alts.length ? firstPassportResult(alts, input.today, false) : null;
       if (alt?.validation.mrz === 'ok') {
         r = alt;

@@ -62,18 +62,21 @@ export function groupMrzRows(lines: readonly TextLine[]): Row[] {
 
 /**
  * The quad spanning a row from its leftmost fragment to `length` px along the row direction, with a margin of
- * a quarter of the row height at both ends. When the rightmost fragment reaches the end, the direction is
+ * a quarter of the row height at both ends, `heightScale` times the fragment's height (centred). When the rightmost fragment reaches the end, the direction is
  * taken from the leftmost fragment's top-left to the rightmost's top-right (follows mild perspective).
  */
-export function rowQuad(row: Row, length: number): Quad {
+export function rowQuad(row: Row, length: number, heightScale = 1): Quad {
   const first = row.members[0]!;
   const last = row.members[row.members.length - 1]!;
   let u = row.u;
   const span = dist(first.quad[0], last.quad[1]);
   if (row.members.length > 1 && span > 0.5 * length) u = [(last.quad[1][0] - first.quad[0][0]) / span, (last.quad[1][1] - first.quad[0][1]) / span];
   const m = 0.25 * row.h;
-  const tl: Point = [first.quad[0][0] - u[0] * m, first.quad[0][1] - u[1] * m];
-  const bl: Point = [first.quad[3][0] - u[0] * m, first.quad[3][1] - u[1] * m];
+  // Vertical extent: the first fragment's left edge, scaled about its middle.
+  const mid: Point = [(first.quad[0][0] + first.quad[3][0]) / 2, (first.quad[0][1] + first.quad[3][1]) / 2];
+  const half: Point = [((first.quad[3][0] - first.quad[0][0]) / 2) * heightScale, ((first.quad[3][1] - first.quad[0][1]) / 2) * heightScale];
+  const tl: Point = [mid[0] - half[0] - u[0] * m, mid[1] - half[1] - u[1] * m];
+  const bl: Point = [mid[0] + half[0] - u[0] * m, mid[1] + half[1] - u[1] * m];
   const len = length + 2 * m;
   const tr: Point = [tl[0] + u[0] * len, tl[1] + u[1] * len];
   const br: Point = [bl[0] + u[0] * len, bl[1] + u[1] * len];
@@ -87,28 +90,33 @@ export interface MrzRowReread {
 }
 
 /**
- * Re-reads the MRZ rows of a page as whole rows. Rows whose left ends lie within 3 row heights of each other
- * form one zone; every row of a zone is extended to the zone's longest extent. A row is recognised again
- * when it had several fragments or was extended by more than half a row height. A reading is returned when
- * it holds at most `rowLength + 4` MRZ characters and at least 80 % of the fragments' count (a whole-row
- * read may drop a character the fragments had: the caller keeps both and lets the check digits choose).
+ * Height factors of the whole-row crops. PP-OCRv4's reading of a long OCR-B row is sensitive to the crop: on
+ * degraded synthetic pages a row that drops a character at the detector's height often reads whole with more
+ * margin above and below (1.2-1.4x), and a row that drops one there reads whole at another; 0.7-0.85x is
+ * worse. The factors are tried in this order until the check digits pass (`OCR_MRZ_ROW_SCALES` overrides).
  */
-export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readonly TextLine[], rowLength: number): Promise<MrzRowReread[]> {
-  const rows = groupMrzRows(lines);
+export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = (process.env.OCR_MRZ_ROW_SCALES ?? '1.3,1,1.15,1.45,1.6').split(',').map(Number);
+
+/**
+ * Re-reads every MRZ row of a page as one crop spanning the whole row, `heightScale` times the detected
+ * height (see {@link MRZ_ROW_HEIGHT_SCALES}). Rows whose left ends lie within 3 row heights of each other form one zone; every row of a
+ * zone is extended to the zone's longest extent (a row cut or split by the detector gets its missing part
+ * back). A reading is returned when it holds at most `rowLength + 4` MRZ characters and at least 80 % of the
+ * fragments' count (a whole-row read may drop a character the fragments had: the caller keeps both and lets
+ * the check digits choose).
+ */
+export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readonly TextLine[], rowLength: number, heightScale = 1.3): Promise<MrzRowReread[]> {
+  const rows = groupMrzRows(lines).filter((r) => r.members.reduce((s, m) => s + mrzChars(m.text).length, 0) >= rowLength / 3);
   if (!rows.length) return [];
   const leftPoint = (r: Row): Point => {
     const o = r.anchor.quad[0];
     return [o[0] + r.u[0] * r.left, o[1] + r.u[1] * r.left];
   };
-  const todo: { row: Row; quad: Quad }[] = [];
-  for (const r of rows) {
+  const todo = rows.map((r) => {
     const lp = leftPoint(r);
     const zone = rows.filter((o) => Math.abs(dot(sub(leftPoint(o), lp), r.u)) < 3 * r.h);
-    const length = Math.max(...zone.map((o) => o.right - o.left));
-    const own = r.right - r.left;
-    if (r.members.length > 1 || length - own > 0.5 * r.h) todo.push({ row: r, quad: rowQuad(r, length) });
-  }
-  if (!todo.length) return [];
+    return { row: r, quad: rowQuad(r, Math.max(...zone.map((o) => o.right - o.left)), heightScale) };
+  });
   const texts = await ocr.recognize(img, todo.map((t) => t.quad));
   const out: MrzRowReread[] = [];
   todo.forEach(({ row, quad }, i) => {

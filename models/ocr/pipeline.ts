@@ -10,7 +10,7 @@ import { mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
 import { intake, type IntakeImage } from './intake.ts';
-import { rereadMrzRows } from './mrz-rows.ts';
+import { MRZ_ROW_HEIGHT_SCALES, rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
 import { TesseractLineReader } from './tesseract.ts';
@@ -60,11 +60,6 @@ export interface ReadPage {
   /** Bounds of the text (the document region) in deskewed coordinates. */
   docBox: { x: number; y: number; w: number; h: number };
   timings: Record<string, number>;
-  /**
-   * Other line sets for the MRZ (only with `mrzRowLength`): rows the detector split or cut, read again as
-   * whole rows and put in place of their fragments; for the caller to keep the set whose check digits pass.
-   */
-  mrzRowAlternatives: PipelineLine[][];
 }
 
 /** Length-weighted median text angle of the lines (radians; positive = clockwise). */
@@ -123,8 +118,6 @@ export interface ReadPageOptions {
   checkBlur?: boolean;
   /** Recognise the MRZ-shaped boxes first (INE back); every box only when they hold no MRZ. */
   mrzFirst?: boolean;
-  /** Characters per MRZ row (44 for a TD3 passport page): rejoin and re-read split MRZ rows (`mrz-rows.ts`). */
-  mrzRowLength?: number;
 }
 
 /**
@@ -149,7 +142,6 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   } else {
     raw = await ocr.read(img.image, { detMaxSide });
   }
-  const rereads = options.mrzRowLength ? await rereadMrzRows(ocr, img.image, raw, options.mrzRowLength) : [];
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   const mrzRows = good.filter((l) => mrzChars(l.text).length >= 25 && mrzChars(l.text).includes('<<')).length;
@@ -161,17 +153,7 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   const y0 = Math.min(...lines.map((l) => l.box.y));
   const x1 = Math.max(...lines.map((l) => l.box.x + l.box.w));
   const y1 = Math.max(...lines.map((l) => l.box.y + l.box.h));
-  // Alternatives: the page lines with the fragments of some re-read rows replaced by the whole-row reading.
-  const mrzRowAlternatives: PipelineLine[][] = [];
-  const angle = (skewDeg * Math.PI) / 180;
-  for (let mask = 1; mask < 1 << rereads.length && mask < 8; mask++) {
-    const chosen = rereads.filter((_, k) => mask & (1 << k));
-    const drop = new Set(chosen.flatMap((r) => r.members.map((m) => m.quad)));
-    const alt = lines.filter((l) => !drop.has(l.quad)).concat(chosen.map((r) => uprightLine(r.line, angle, img.image.width, img.image.height)));
-    mrzRowAlternatives.push(alt.sort(byReadingOrder));
-  }
-  timings.mrzRowsReread = rereads.length;
-  return { intake: img, lines, skewDeg, docBox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, timings, mrzRowAlternatives };
+  return { intake: img, lines, skewDeg, docBox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, timings };
 }
 
 /**
@@ -290,11 +272,37 @@ export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
 
 /** Reads a passport data page: page read plus Spanish re-read of the visual-zone name lines. */
 export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
-  const page = await readPage(bytes, { mrzRowLength: 44 });
+  const page = await readPage(bytes);
   const t = performance.now();
   if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
   page.timings.tesseractMs = performance.now() - t;
   return page;
+}
+
+/**
+ * Other line sets for the MRZ of a page whose rows, as read, fail the check digits: every MRZ row read again as
+ * one whole-row crop at each height factor of `scales` (default `MRZ_ROW_HEIGHT_SCALES`; `mrz-rows.ts`: rows the detector split
+ * or cut are rejoined, rows that dropped characters often read whole with another margin), put in place of
+ * its fragments. Per factor, one set per non-empty combination of re-read rows (at most 7), the set with every
+ * row re-read last; for the caller to keep the first set whose check digits pass. `rowLength`: characters
+ * per row (44 for TD3).
+ */
+export async function mrzRowAlternatives(page: ReadPage, rowLength: number, scales: readonly number[] = MRZ_ROW_HEIGHT_SCALES): Promise<PipelineLine[][]> {
+  const t = performance.now();
+  const ocr = await getPaddle();
+  const angle = (page.skewDeg * Math.PI) / 180;
+  const out: PipelineLine[][] = [];
+  for (const scale of scales) {
+    const rereads = await rereadMrzRows(ocr, page.intake.image, page.lines, rowLength, scale);
+    for (let mask = 1; mask < 1 << rereads.length && mask < 8; mask++) {
+      const chosen = rereads.filter((_, k) => mask & (1 << k));
+      const drop = new Set(chosen.flatMap((r) => r.members));
+      const alt = page.lines.filter((l) => !drop.has(l)).concat(chosen.map((r) => uprightLine(r.line, angle, page.intake.image.width, page.intake.image.height)));
+      out.push(alt.sort(byReadingOrder));
+    }
+  }
+  page.timings.mrzRereadMs = (page.timings.mrzRereadMs ?? 0) + performance.now() - t;
+  return out;
 }
 
 /**

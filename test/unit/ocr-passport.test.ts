@@ -8,6 +8,7 @@ import { buildTd3 } from '../../domain/mrz/index.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { findTd3Lines, isMrzText, mrzRowCandidates, td3Candidates } from '../../domain/ocr/mrz-zone.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
+import { curpAgrees, namesAgree, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { groupMrzRows, rowQuad } from '../../models/ocr/mrz-rows.ts';
 import type { TextLine } from '../../models/ocr/paddle.ts';
@@ -121,5 +122,56 @@ describe('MRZ row geometry (whole-row re-read)', () => {
     const len = Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1]);
     expect(len).toBeCloseTo(880 + 20, 0); // zone length plus a quarter row height at both ends
     expect(Math.atan2(q[1][1] - q[0][1], q[1][0] - q[0][0])).toBeCloseTo(a, 3);
+  });
+});
+
+describe('passport names: visual zone, MRZ and CURP reconciled', () => {
+  const at = (text: string, x: number, y: number, h = 30): OcrLine => ({ text, confidence: 0.9, box: { x, y, w: 12 * text.length, h } });
+
+  it('puts back the word spaces the visual-zone reading lost, from the MRZ', () => {
+    expect(respaceLike('ALVAREZORDONEZ', 'ALVAREZ ORDONEZ')).toBe('ALVAREZ ORDONEZ');
+    expect(respaceLike('GÓMEZDELAROSA', 'GOMEZ DE LA ROSA')).toBe('GÓMEZ DE LA ROSA');
+    expect(respaceLike('DELA CRUZ ORDÓÑEZ', 'DE LA CRUZ ORDONEZ')).toBe('DE LA CRUZ ORDÓÑEZ');
+    expect(respaceLike('RUIZ VÁZQUEZ', 'RUIZ VAZQUEZ')).toBe('RUIZ VÁZQUEZ');
+    expect(splitSurnames('GÓMEZ DE LA ROSA')).toEqual(['GÓMEZ', 'DE LA ROSA']);
+  });
+
+  it('tolerates OCR noise between readings, and reads the CURP name letters with Ñ lost', () => {
+    expect(namesAgree('TREVIÑO CRUZ', 'TREVINO RUZ')).toBe(true);
+    expect(namesAgree('PÉREZ LÓPEZ', 'GARCIA LOPEZ')).toBe(false);
+    expect(curpAgrees('CUYJ640805HCMRXS24', 'CRUZ YANEZ', 'JOSE')).toBe(true); // YAÑEZ: X in the CURP
+    expect(curpAgrees('CUYJ640805HCMRXS24', 'RO YNEZ', 'JOSE')).toBe(false);
+  });
+
+  it('rejects the remainder of a label taken for a value and a lower-case label line', () => {
+    const lines = [at('Apellidos/Suman', 400, 100, 24), at('mes', 560, 104, 10), at('RUIZ VÁZQUEZ', 400, 128), at('Nombres/Givennames', 400, 170, 34), at('LUIS', 400, 176, 34), at('Nacionalidad/Nationality', 400, 210, 24)];
+    const n = passportNames(lines, 'RUIZ VAZQUEZ', 'LUIS', '');
+    expect(n).toMatchObject({ surnames: 'RUIZ VÁZQUEZ', givenNames: 'LUIS', fromVisualZone: true, mrzAgrees: true, labelsFound: 2 });
+  });
+
+  it('lets the CURP choose the printed names when the labels are unreadable and the MRZ name is misread', () => {
+    const lines = [at('ps/Codes', 400, 60, 24), at('CRUZ YANEZ', 400, 100), at('JOSE', 400, 150), at('MEXICANA', 400, 200), at('CUYJ640805HCMRXS24', 700, 250)];
+    const n = passportNames(lines, 'RO YNEZ', 'JOSE', 'CUYJ640805HCMRXS24');
+    expect(n).toMatchObject({ surnames: 'CRUZ YÁÑEZ', givenNames: 'JOSÉ', confirmedByCurp: true, mrzAgrees: null, labelsFound: 0 });
+    // Without the CURP nothing supports the visual-zone line: the MRZ's reading stays.
+    expect(passportNames(lines, 'RO YNEZ', 'JOSE', '').surnames).toBe('RO YNEZ');
+  });
+
+  it('flags a visual zone that contradicts a clean MRZ name', () => {
+    const lines = [at('Apellidos / Surnames', 400, 100, 24), at('PÉREZ LÓPEZ', 400, 128), at('Nombres / Given names', 400, 170, 24), at('JUAN', 400, 198)];
+    expect(passportNames(lines, 'GARCIA LOPEZ', 'MARIA', '').mrzAgrees).toBe(false);
+  });
+
+  it('rewrites the MRZ name field and issuing state from the visual zone when they agree within OCR noise', () => {
+    const misread = ['P<MERRUIZ<VAZQUE<<LUIS' + '<'.repeat(22), 'N456754266MEX5106206M3105135<<<<<<<<<<<<<<08'];
+    const lines = [
+      at('Clave del país / Code of issuing State', 400, 40, 24), at('MEX', 400, 66),
+      at('Apellidos / Surnames', 400, 100, 24), at('RUIZ VÁZQUEZ', 400, 128), at('Nombres / Given names', 400, 170, 24), at('LUIS', 400, 198),
+      piece(misread[0]!, 0, 700), piece(misread[1]!, 0, 770),
+    ];
+    const r = buildPassportResult(lines, '2026-06-01');
+    expect(r.fields.mrz.split('\n')[0]).toBe('P<MEXRUIZ<VAZQUEZ<<LUIS<<<<<<<<<<<<<<<<<<<<<');
+    expect(r.fields).toMatchObject({ issuingCountry: 'MEX', firstSurname: 'RUIZ', secondSurname: 'VÁZQUEZ', name: 'LUIS' });
+    expect(r.cross.mrzVsFront.name).toBe(true);
   });
 });
