@@ -112,6 +112,15 @@ function isMrzShaped(q: Quad, all: readonly Quad[]): boolean {
   return w / h >= 12 && w >= 0.6 * widest;
 }
 
+/**
+ * The document check of {@link readPage} on the lines read with confidence >= 0.5: at least 3 lines, or exactly
+ * 2 MRZ rows (>= 25 MRZ characters holding `<<`), which is all an MRZ-first read of a TD3 zone recognises.
+ */
+export function enoughDocumentText(lines: readonly { text: string }[]): boolean {
+  if (lines.length >= 3) return true;
+  return lines.length === 2 && lines.every((l) => mrzChars(l.text).length >= 25 && mrzChars(l.text).includes('<<'));
+}
+
 /** Options of {@link readPage}. */
 export interface ReadPageOptions {
   /** Apply the blur gate (default true). */
@@ -144,8 +153,7 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   }
   timings.paddleMs = performance.now() - t;
   const good = raw.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
-  const mrzRows = good.filter((l) => mrzChars(l.text).length >= 25 && mrzChars(l.text).includes('<<')).length;
-  if (good.length < 3 && !(good.length === 2 && mrzRows === 2)) {
+  if (!enoughDocumentText(good)) {
     throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
   }
   const { lines, skewDeg } = deskewLines(good, img.image.width, img.image.height);

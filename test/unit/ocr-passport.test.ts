@@ -11,6 +11,7 @@ import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { curpAgrees, namesAgree, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { groupMrzRows, rowQuad } from '../../models/ocr/mrz-rows.ts';
+import { enoughDocumentText } from '../../models/ocr/pipeline.ts';
 import type { TextLine } from '../../models/ocr/paddle.ts';
 
 const MRZ = buildTd3({
@@ -94,6 +95,15 @@ describe('TD3 zone from OCR lines', () => {
     expect(err(VIZ).message).toMatch(/2 lines of 44/);
     const ineBack = ['IDMEX1146065362<<5308105793108', '8001015H3112315MEX<02<<<<<<<<2', 'PEREZ<LOPEZ<<JUAN<<<<<<<<<<<<<'].map((t, i) => piece(t, 0, 100 + 60 * i));
     expect(err(ineBack).message).toMatch(/voter credential/);
+  });
+});
+
+describe('document check of a page read', () => {
+  it('accepts the two rows of an MRZ-first TD3 read, not two stray lines', () => {
+    expect(enoughDocumentText(MRZ.map((text) => ({ text })))).toBe(true);
+    expect(enoughDocumentText([{ text: 'ESTADOS UNIDOS MEXICANOS' }, { text: 'PASAPORTE' }])).toBe(false);
+    expect(enoughDocumentText([{ text: MRZ[0] }])).toBe(false);
+    expect(enoughDocumentText([{ text: 'a' }, { text: 'b' }, { text: 'c' }])).toBe(true);
   });
 });
 
