@@ -39,6 +39,14 @@ const RESTORE: ReadonlyMap<string, string> = (() => {
   return m;
 })();
 
+/** Folded forms (no accents, Ñ -> N) of every listed word. */
+const KNOWN: ReadonlySet<string> = new Set(WORDS.split(/\s+/).filter(Boolean).map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, '')));
+
+/** True when the word (upper case, accents and Ñ folded or not) is one of the listed names/places. */
+export function isLexiconWord(word: string): boolean {
+  return KNOWN.has(word.toUpperCase().normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
+}
+
 /**
  * Restores accents and Ñ of listed words in an upper-case name or address line; other words are kept
  * as read. A word already carrying an accent is kept (the reader saw it).

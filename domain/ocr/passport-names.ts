@@ -11,7 +11,7 @@
  */
 import { compareCurpWithPerson } from '../curp/compare.ts';
 import { findLabel, valueCandidates, type LabelHit } from './layout.ts';
-import { restoreDiacritics } from './lexicon.ts';
+import { isLexiconWord, restoreDiacritics } from './lexicon.ts';
 import { compact, editDistance, type OcrLine } from './text.ts';
 
 /** Visual-zone labels of the surnames and given names (bilingual, Mexican passport). */
@@ -39,7 +39,8 @@ export function namesAgree(a: string, b: string): boolean {
 /**
  * Puts the word spaces of `reference` (an MRZ name, words separated by spaces) into `text` when `text` has
  * fewer words: the letters of both are aligned by edit distance and a space is inserted after each letter
- * of `text` aligned with the last letter of a reference word. `text`'s own characters (accents) are kept.
+ * of `text` aligned with the last letter of a reference word (moved right over up to 2 letters the reference
+ * lacks when that makes a listed name, `lexicon.ts`). `text`'s own characters (accents) are kept.
  */
 export function respaceLike(text: string, reference: string): string {
   const words = reference.split(' ').filter(Boolean);
@@ -55,6 +56,7 @@ export function respaceLike(text: string, reference: string): string {
   const dp: number[][] = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: m + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= n; i++) for (let j = 1; j <= m; j++) dp[i]![j] = Math.min(dp[i - 1]![j]! + 1, dp[i]![j - 1]! + 1, dp[i - 1]![j - 1]! + (pf[i - 1] === r[j - 1] ? 0 : 1));
   const breaks = new Set<number>();
+  const inserted = new Set<number>(); // letters of `text` the reference lacks
   let i = n;
   let j = m;
   while (i > 0 && j > 0) {
@@ -62,13 +64,30 @@ export function respaceLike(text: string, reference: string): string {
       if (ends.has(j - 1)) breaks.add(i - 1);
       i--;
       j--;
-    } else if (dp[i]![j] === dp[i - 1]![j]! + 1) i--;
+    } else if (dp[i]![j] === dp[i - 1]![j]! + 1) inserted.add(--i);
     else {
       if (ends.has(j - 1) && i > 0) breaks.add(i - 1);
       j--;
     }
   }
-  return p.map((ch, k) => (breaks.has(k) && k < n - 1 ? ch + ' ' : ch)).join('');
+  // A letter the reference lacks next to a word end (`ORDONEZAGUILAR` against `ORDONE AGUILAR`) may belong to
+  // either word: the break moves right over up to 2 letters when that makes the word before it a listed name.
+  const out = [...breaks].sort((a, b) => a - b);
+  for (let k = 0; k < out.length; k++) {
+    const start = k === 0 ? 0 : out[k - 1]! + 1;
+    const word = (end: number) => p.slice(start, end + 1).join('');
+    if (isLexiconWord(word(out[k]!))) continue;
+    for (const shift of [1, 2]) {
+      const end = out[k]! + shift;
+      if (!inserted.has(end)) break;
+      if (end < n - 1 && (k + 1 >= out.length || end < out[k + 1]!) && isLexiconWord(word(end))) {
+        out[k] = end;
+        break;
+      }
+    }
+  }
+  const finalBreaks = new Set(out);
+  return p.map((ch, k) => (finalBreaks.has(k) && k < n - 1 ? ch + ' ' : ch)).join('');
 }
 
 /**
@@ -95,6 +114,29 @@ function isValueText(v: string): boolean {
   const lower = (t.match(/[a-zñáéíóú]/g) ?? []).length;
   const upper = (t.match(/[A-ZÑÁÉÍÓÚ]/g) ?? []).length;
   return !t.startsWith('/') && upper >= 2 && lower <= 0.2 * (lower + upper);
+}
+
+/**
+ * The value lines of the surname and given-name labels (for a Spanish re-read with accents): per label found,
+ * the nearest capitalised line ({@link isValueText}) whose vertical centre lies 0.15-3 label heights under the
+ * label's and whose left edge is within 3 label heights of it.
+ */
+export function passportNameLines(lines: readonly OcrLine[]): OcrLine[] {
+  const out: OcrLine[] = [];
+  for (const labels of [SURNAME_LABELS, GIVEN_LABELS]) {
+    const hit = findLabel(lines, labels);
+    if (!hit) continue;
+    const h = hit.line.box.h;
+    const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
+    let best: OcrLine | null = null;
+    for (const l of lines) {
+      const dy = cy(l) - cy(hit.line);
+      if (l === hit.line || dy < 0.15 * h || dy > 3 * h || Math.abs(l.box.x - hit.line.box.x) > 3 * h || !isValueText(l.text)) continue;
+      if (!best || dy < cy(best) - cy(hit.line)) best = l;
+    }
+    if (best) out.push(best);
+  }
+  return out;
 }
 
 function labelValue(lines: readonly OcrLine[], hit: LabelHit | null, labelWords: RegExp): string {

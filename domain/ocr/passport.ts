@@ -5,12 +5,12 @@
  */
 import { validateCurp } from '../curp/validate.ts';
 import { mrzName, parseMrz, type MrzParseResult } from '../mrz/index.ts';
-import { below, findLabel, valueCandidates } from './layout.ts';
+import { findLabel, valueCandidates } from './layout.ts';
 import { findTd1Lines, mrzFold } from './ine.ts';
 import { td3Candidates } from './mrz-zone.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
-import { GIVEN_LABELS, passportNames, splitSurnames, SURNAME_LABELS } from './passport-names.ts';
+import { passportNameLines, passportNames, splitSurnames } from './passport-names.ts';
 import { CURP_PATTERN, compact, editDistance, repairByPattern, type OcrLine } from './text.ts';
 
 function findCurp(lines: readonly OcrLine[]): string {
@@ -26,14 +26,7 @@ function findCurp(lines: readonly OcrLine[]): string {
 
 /** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
 export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
-  const out: OcrLine[] = [];
-  for (const labels of [SURNAME_LABELS, GIVEN_LABELS]) {
-    const hit = findLabel(lines, labels);
-    if (!hit) continue;
-    const b = below(lines, hit);
-    if (b) out.push(b);
-  }
-  return out;
+  return passportNameLines(lines);
 }
 
 export { splitSurnames };

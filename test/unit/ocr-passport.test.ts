@@ -8,7 +8,7 @@ import { buildTd3 } from '../../domain/mrz/index.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { findTd3Lines, isMrzText, mrzRowCandidates, td3Candidates } from '../../domain/ocr/mrz-zone.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
-import { curpAgrees, namesAgree, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
+import { curpAgrees, namesAgree, passportNameLines, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { groupMrzRows, rowQuad } from '../../models/ocr/mrz-rows.ts';
 import { enoughDocumentText } from '../../models/ocr/pipeline.ts';
@@ -143,6 +143,8 @@ describe('passport names: visual zone, MRZ and CURP reconciled', () => {
     expect(respaceLike('GÓMEZDELAROSA', 'GOMEZ DE LA ROSA')).toBe('GÓMEZ DE LA ROSA');
     expect(respaceLike('DELA CRUZ ORDÓÑEZ', 'DE LA CRUZ ORDONEZ')).toBe('DE LA CRUZ ORDÓÑEZ');
     expect(respaceLike('RUIZ VÁZQUEZ', 'RUIZ VAZQUEZ')).toBe('RUIZ VÁZQUEZ');
+    // The MRZ reading dropped the Z: the letter goes to the word it makes a known surname.
+    expect(respaceLike('ORDONEZAGUILAR', 'ORDONE AGUILAR')).toBe('ORDONEZ AGUILAR');
     expect(splitSurnames('GÓMEZ DE LA ROSA')).toEqual(['GÓMEZ', 'DE LA ROSA']);
   });
 
@@ -156,6 +158,7 @@ describe('passport names: visual zone, MRZ and CURP reconciled', () => {
   it('rejects the remainder of a label taken for a value and a lower-case label line', () => {
     const lines = [at('Apellidos/Suman', 400, 100, 24), at('mes', 560, 104, 10), at('RUIZ VÁZQUEZ', 400, 128), at('Nombres/Givennames', 400, 170, 34), at('LUIS', 400, 176, 34), at('Nacionalidad/Nationality', 400, 210, 24)];
     const n = passportNames(lines, 'RUIZ VAZQUEZ', 'LUIS', '');
+    expect(passportNameLines(lines).map((l) => l.text)).toEqual(['RUIZ VÁZQUEZ', 'LUIS']);
     expect(n).toMatchObject({ surnames: 'RUIZ VÁZQUEZ', givenNames: 'LUIS', fromVisualZone: true, mrzAgrees: true, labelsFound: 2 });
   });
 
