@@ -32,6 +32,16 @@ export function isMrzText(text: string): boolean {
 }
 
 /**
+ * True when a (joined) row reads like an MRZ row: it holds a filler `<`, or - its fillers all missed by the
+ * detector - it has at least 25 MRZ characters of which at least 8 digits (a TD3 second row up to its expiry
+ * date: `P390538731MEX7907201F2406189`). Visual-zone lines (`ESTADOSUNIDOSMEXICANOS`) have neither.
+ */
+export function looksLikeMrzRow(text: string): boolean {
+  const t = mrzChars(text);
+  return t.includes('<') || (t.length >= 25 && (t.match(/[0-9]/g) ?? []).length >= 8);
+}
+
+/**
  * Fits an OCR'd MRZ row to its ICAO length. CTC decoding undercounts runs of the same character, so a
  * short row gets `<` inserted into its longest filler run (the trailing run when that is the longest);
  * a long row loses trailing fillers first, then is cut.
@@ -82,7 +92,7 @@ const cy = (l: OcrLine) => l.box.y + l.box.h / 2;
  * coordinates) and joins each row left to right. A gap between two fragments is filled with fillers, as
  * many as fit at the row's character pitch (total width / characters read, at least one): what the detector
  * leaves out between two pieces of an MRZ row is a run of `<`. Boxes that touch or overlap (gap under half
- * a character) are a word the detector cut: joined without a filler. Only rows holding a `<`
+ * a character) are a word the detector cut: joined without a filler. Only rows that {@link looksLikeMrzRow}. Only rows holding a `<`
  * are returned (a visual-zone row of codes, `P MEX G12345678`, holds none), top to bottom.
  */
 export function mrzRowCandidates(lines: readonly OcrLine[]): MrzRowCandidate[] {
@@ -97,7 +107,7 @@ export function mrzRowCandidates(lines: readonly OcrLine[]): MrzRowCandidate[] {
   for (const row of rows) {
     row.sort((a, b) => a.box.x - b.box.x);
     const texts = row.map((l) => mrzChars(l.text));
-    if (!texts.some((t) => t.includes('<'))) continue;
+    if (!looksLikeMrzRow(texts.join(''))) continue;
     const chars = texts.reduce((s, t) => s + t.length, 0);
     const width = row.reduce((s, l) => s + l.box.w, 0);
     const pitch = width / Math.max(1, chars);

@@ -8,7 +8,7 @@
  * length (MRZ rows are left-aligned and equally long, so the longest row's extent applies to all), and each
  * changed row is recognised again as one crop spanning it.
  */
-import { isMrzText, mrzChars } from '../../domain/ocr/mrz-zone.ts';
+import { isMrzText, looksLikeMrzRow, mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import type { PaddleOcr, TextLine } from './paddle.ts';
 import { dist, type Point, type Quad, type RgbImage } from './raster.ts';
 
@@ -30,7 +30,8 @@ const centre = (q: Quad): Point => [(q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4,
 /**
  * Groups MRZ-text lines (see `isMrzText`) into rows: widest first, a line joins a row when its centre lies
  * within 45 % of the row's height of the row's centre line and its height is 0.6-1.6 times the row's.
- * Only rows holding a `<` are kept. Quads in image pixels.
+ * Only rows that look like MRZ rows (`looksLikeMrzRow`: a `<`, or 25+ characters with 8+ digits) are kept.
+ * Quads in image pixels.
  */
 export function groupMrzRows(lines: readonly TextLine[]): Row[] {
   const frags = lines.filter((l) => isMrzText(l.text)).sort((a, b) => dist(b.quad[0], b.quad[1]) - dist(a.quad[0], a.quad[1]));
@@ -50,7 +51,7 @@ export function groupMrzRows(lines: readonly TextLine[]): Row[] {
     const u: Point = [(l.quad[1][0] - l.quad[0][0]) / w, (l.quad[1][1] - l.quad[0][1]) / w];
     rows.push({ members: [l], u, left: 0, right: w, anchor: l, h });
   }
-  const kept = rows.filter((r) => r.members.some((m) => mrzChars(m.text).includes('<')));
+  const kept = rows.filter((r) => looksLikeMrzRow(r.members.map((m) => m.text).join('')));
   for (const r of kept) {
     const o = r.anchor.quad[0];
     r.left = Math.min(...r.members.map((m) => dot(sub(m.quad[0], o), r.u)));
@@ -99,9 +100,10 @@ export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = (process.env.OCR_MRZ_ROW
 
 /**
  * Re-reads every MRZ row of a page as one crop spanning the whole row, `heightScale` times the detected
- * height (see {@link MRZ_ROW_HEIGHT_SCALES}). Rows whose left ends lie within 3 row heights of each other form one zone; every row of a
- * zone is extended to the zone's longest extent (a row cut or split by the detector gets its missing part
- * back). A reading is returned when it holds at most `rowLength + 4` MRZ characters and at least 80 % of the
+ * height (see {@link MRZ_ROW_HEIGHT_SCALES}). Rows whose left ends lie within 3 row heights of each other
+ * form one zone; every row of a zone is extended to the zone's longest extent, or to `rowLength` characters
+ * at the zone's smallest pitch when that is longer (a row cut or split by the detector gets its missing part
+ * back, also when every row was cut). A reading is returned when it holds at most `rowLength + 4` MRZ characters and at least 80 % of the
  * fragments' count (a whole-row read may drop a character the fragments had: the caller keeps both and lets
  * the check digits choose).
  */
@@ -112,10 +114,15 @@ export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readon
     const o = r.anchor.quad[0];
     return [o[0] + r.u[0] * r.left, o[1] + r.u[1] * r.left];
   };
+  const chars = (r: Row) => r.members.reduce((s, m) => s + mrzChars(m.text).length, 0);
   const todo = rows.map((r) => {
     const lp = leftPoint(r);
     const zone = rows.filter((o) => Math.abs(dot(sub(leftPoint(o), lp), r.u)) < 3 * r.h);
-    return { row: r, quad: rowQuad(r, Math.max(...zone.map((o) => o.right - o.left)), heightScale) };
+    // Every row of the zone cut (both tails missed): the row length from the smallest pitch read (CTC
+    // undercounts fillers, which only makes a pitch larger), `rowLength` characters.
+    const pitch = Math.min(...zone.map((o) => (o.right - o.left) / Math.max(1, chars(o))));
+    const length = Math.max(...zone.map((o) => o.right - o.left), rowLength * pitch);
+    return { row: r, quad: rowQuad(r, length, heightScale) };
   });
   const texts = await ocr.recognize(img, todo.map((t) => t.quad));
   const out: MrzRowReread[] = [];

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTd3 } from '../../domain/mrz/index.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
-import { findTd3Lines, isMrzText, mrzRowCandidates, td3Candidates } from '../../domain/ocr/mrz-zone.ts';
+import { findTd3Lines, isMrzText, looksLikeMrzRow, mrzRowCandidates, td3Candidates } from '../../domain/ocr/mrz-zone.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { curpAgrees, namesAgree, passportNameLines, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
@@ -35,6 +35,13 @@ const VIZ: OcrLine[] = [
 ];
 
 describe('TD3 zone from OCR lines', () => {
+  it('takes a second row whose fillers were all missed for an MRZ row, not a visual-zone heading', () => {
+    expect(looksLikeMrzRow('P390538731ME×7907201F2406189')).toBe(true);
+    expect(looksLikeMrzRow('ESTADOSUNIDOSMEXICANOS')).toBe(false);
+    expect(looksLikeMrzRow('<<<<<<08')).toBe(true);
+    expect(mrzRowCandidates([piece(MRZ[0].slice(0, 21), 0, 700), piece(MRZ[1].slice(0, 28), 0, 770)]).map((r) => r.text)).toEqual([MRZ[0].slice(0, 21), MRZ[1].slice(0, 28)]);
+  });
+
   it('tells MRZ text from visual-zone text', () => {
     expect(isMrzText('<<<<<<<08')).toBe(true);
     expect(isMrzText('P<ME×NUNEZ')).toBe(true);
