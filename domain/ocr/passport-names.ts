@@ -108,12 +108,16 @@ export function splitSurnames(surnames: string): [string, string] {
   return [groups[0] ?? '', groups.slice(1).join(' ')];
 }
 
-/** A value line of a visual-zone label: printed in capitals, so text with lower-case letters is label text. */
+/**
+ * A value line of a visual-zone label: printed in capitals, while the bilingual labels are mixed case with a
+ * `/`. Text with a `/`, fewer than 2 capitals or a lower-case majority is label text (the recogniser may
+ * return a few capitals in lower case: `ROCio`).
+ */
 function isValueText(v: string): boolean {
   const t = v.trim();
   const lower = (t.match(/[a-zñáéíóú]/g) ?? []).length;
   const upper = (t.match(/[A-ZÑÁÉÍÓÚ]/g) ?? []).length;
-  return !t.startsWith('/') && upper >= 2 && lower <= 0.2 * (lower + upper);
+  return !t.includes('/') && upper >= 2 && lower <= 0.5 * (lower + upper);
 }
 
 /**

@@ -177,6 +177,11 @@ describe('passport names: visual zone, MRZ and CURP reconciled', () => {
     expect(passportNames(lines, 'RO YNEZ', 'JOSE', '').surnames).toBe('RO YNEZ');
   });
 
+  it('keeps a value with a few capitals read in lower case, accents from the lexicon', () => {
+    const lines = [at('Apellidos/Surnames', 400, 100, 24), at('NÚÑEZ RAMÍREZ', 400, 128), at('Nombres/Givennames', 400, 170, 24), at('ROCio', 400, 198)];
+    expect(passportNames(lines, 'NUNEZ RAMIREZ', 'ROIO', '')).toMatchObject({ surnames: 'NÚÑEZ RAMÍREZ', givenNames: 'ROCÍO', mrzAgrees: true });
+  });
+
   it('flags a visual zone that contradicts a clean MRZ name', () => {
     const lines = [at('Apellidos / Surnames', 400, 100, 24), at('PÉREZ LÓPEZ', 400, 128), at('Nombres / Given names', 400, 170, 24), at('JUAN', 400, 198)];
     expect(passportNames(lines, 'GARCIA LOPEZ', 'MARIA', '').mrzAgrees).toBe(false);
