@@ -33,12 +33,15 @@ export function isMrzText(text: string): boolean {
 
 /**
  * True when a (joined) row reads like an MRZ row: it holds a filler `<`, or - its fillers all missed by the
- * detector - it has at least 25 MRZ characters of which at least 8 digits (a TD3 second row up to its expiry
+ * detector - it is made of `A-Z0-9` only (look-alike `×` allowed), at least 25 characters of which 8 digits (a TD3 second row up to its expiry
  * date: `P390538731MEX7907201F2406189`). Visual-zone lines (`ESTADOSUNIDOSMEXICANOS`) have neither.
  */
 export function looksLikeMrzRow(text: string): boolean {
   const t = mrzChars(text);
-  return t.includes('<') || (t.length >= 25 && (t.match(/[0-9]/g) ?? []).length >= 8);
+  if (t.includes('<')) return true;
+  // Without a filler: nothing but MRZ characters (a date `11MAY/MAY1969` beside a CURP is not a row).
+  const raw = text.replace(/\s+/g, '');
+  return /^[A-Z0-9×]+$/.test(raw) && t.length >= 25 && (t.match(/[0-9]/g) ?? []).length >= 8;
 }
 
 /**
@@ -107,7 +110,7 @@ export function mrzRowCandidates(lines: readonly OcrLine[]): MrzRowCandidate[] {
   for (const row of rows) {
     row.sort((a, b) => a.box.x - b.box.x);
     const texts = row.map((l) => mrzChars(l.text));
-    if (!looksLikeMrzRow(texts.join(''))) continue;
+    if (!looksLikeMrzRow(row.map((l) => l.text).join(' '))) continue;
     const chars = texts.reduce((s, t) => s + t.length, 0);
     const width = row.reduce((s, l) => s + l.box.w, 0);
     const pitch = width / Math.max(1, chars);

@@ -51,7 +51,7 @@ export function groupMrzRows(lines: readonly TextLine[]): Row[] {
     const u: Point = [(l.quad[1][0] - l.quad[0][0]) / w, (l.quad[1][1] - l.quad[0][1]) / w];
     rows.push({ members: [l], u, left: 0, right: w, anchor: l, h });
   }
-  const kept = rows.filter((r) => looksLikeMrzRow(r.members.map((m) => m.text).join('')));
+  const kept = rows.filter((r) => looksLikeMrzRow(r.members.map((m) => m.text).join(' ')));
   for (const r of kept) {
     const o = r.anchor.quad[0];
     r.left = Math.min(...r.members.map((m) => dot(sub(m.quad[0], o), r.u)));
@@ -121,7 +121,10 @@ export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readon
     // Every row of the zone cut (both tails missed): the row length from the smallest pitch read (CTC
     // undercounts fillers, which only makes a pitch larger), `rowLength` characters.
     const pitch = Math.min(...zone.map((o) => (o.right - o.left) / Math.max(1, chars(o))));
-    const length = Math.max(...zone.map((o) => o.right - o.left), rowLength * pitch);
+    const extent = Math.max(...zone.map((o) => o.right - o.left));
+    // Only when more than 2 characters are missing: the recogniser's reading of a whole row changes with a
+    // few pixels of crop, so a complete zone keeps its measured extent.
+    const length = rowLength * pitch > extent + 2 * pitch ? rowLength * pitch : extent;
     return { row: r, quad: rowQuad(r, length, heightScale) };
   });
   const texts = await ocr.recognize(img, todo.map((t) => t.quad));

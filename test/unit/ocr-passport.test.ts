@@ -38,6 +38,7 @@ describe('TD3 zone from OCR lines', () => {
   it('takes a second row whose fillers were all missed for an MRZ row, not a visual-zone heading', () => {
     expect(looksLikeMrzRow('P390538731ME×7907201F2406189')).toBe(true);
     expect(looksLikeMrzRow('ESTADOSUNIDOSMEXICANOS')).toBe(false);
+    expect(looksLikeMrzRow('11MAY/MAY1969 MUON690511MTCXRY60')).toBe(false);
     expect(looksLikeMrzRow('<<<<<<08')).toBe(true);
     expect(mrzRowCandidates([piece(MRZ[0].slice(0, 21), 0, 700), piece(MRZ[1].slice(0, 28), 0, 770)]).map((r) => r.text)).toEqual([MRZ[0].slice(0, 21), MRZ[1].slice(0, 28)]);
   });
