@@ -8,6 +8,7 @@
 import { glueFix } from './bills.ts';
 import { restoreDiacritics, snapStateAbbreviation } from './lexicon.ts';
 import { blockBelow, findLabel, mergeRows, valueCandidates, type LabelHit } from './layout.ts';
+import { fitLength, mrzChars } from './mrz-zone.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, compact, containsLabel, foldAccents, repairByPattern, type OcrLine } from './text.ts';
 
 /** Labels printed on the front of the credential (accents folded when matching). */
@@ -28,6 +29,8 @@ export const INE_LABELS = {
   age: 'EDAD',
   folio: 'FOLIO',
 } as const;
+
+export { findTd3Lines, fitLength, mrzChars } from './mrz-zone.ts';
 
 const STOP_LABELS = Object.values(INE_LABELS);
 
@@ -214,16 +217,6 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
   return { streetAndNumber: street.trim(), colony, zipCode: zip, city: city.replace(/\.+$/, '').trim(), state };
 }
 
-/** Maps glyphs the recogniser's CJK dictionary produces for MRZ characters (`×` for X, `《`/`く` for `<`) and keeps `[A-Z0-9<]`. */
-export function mrzChars(text: string): string {
-  return text
-    .toUpperCase()
-    .replace(/\s+/g, '')
-    .replace(/[×✕Ⅹ]/g, 'X')
-    .replace(/[«‹＜〈《くᐸ(\[{]/g, '<')
-    .replace(/[^A-Z0-9<]/g, '');
-}
-
 /** Finds the three MRZ rows of an INE back (30 characters, first starting `ID`) among OCR lines; [] if none. */
 export function findTd1Lines(lines: readonly OcrLine[]): string[] {
   const cand = lines
@@ -233,47 +226,6 @@ export function findTd1Lines(lines: readonly OcrLine[]): string[] {
   if (start < 0) return [];
   const rows = cand.slice(start, start + 3).map((x) => fitLength(x.t, 30));
   return rows.length === 3 ? rows : [];
-}
-
-/** Finds the two TD3 rows (44 characters, first starting `P`) of a passport data page; [] if none. */
-export function findTd3Lines(lines: readonly OcrLine[]): string[] {
-  const cand = lines
-    .map((l) => mrzChars(l.text))
-    .filter((t) => t.length >= 38 && t.length <= 50 && t.includes('<'));
-  const start = cand.findIndex((t) => /^P[A-Z<]/.test(t));
-  if (start < 0 || start + 1 >= cand.length) return [];
-  return [fitLength(cand[start]!, 44), fitLength(cand[start + 1]!, 44)];
-}
-
-/**
- * Fits an OCR'd MRZ row to its ICAO length. CTC decoding undercounts runs of the same character, so a
- * short row gets `<` inserted into its longest filler run (the trailing run when that is the longest);
- * a long row loses trailing fillers first, then is cut.
- */
-export function fitLength(t: string, n: number): string {
-  if (t.length === n) return t;
-  if (t.length < n) {
-    let best = -1;
-    let bestLen = 0;
-    for (let i = 0; i < t.length; ) {
-      if (t[i] !== '<') {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < t.length && t[j] === '<') j++;
-      if (j - i >= bestLen) {
-        best = i;
-        bestLen = j - i;
-      }
-      i = j;
-    }
-    if (best < 0 || bestLen < 2) return t + '<'.repeat(n - t.length);
-    return t.slice(0, best) + '<'.repeat(n - t.length) + t.slice(best);
-  }
-  let s = t;
-  while (s.length > n && s.endsWith('<<')) s = s.slice(0, -1);
-  return s.length > n ? s.slice(0, n) : s;
 }
 
 /** Folds accents and `Ñ`->`N` for comparing printed names with MRZ names (ICAO 9303 part 3 transliteration). */

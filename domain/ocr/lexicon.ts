@@ -42,7 +42,15 @@ const RESTORE: ReadonlyMap<string, string> = (() => {
 
 /** Every listed word, folded (no accents, `Ñ` -> `N`): the vocabulary of the word segmentation (`segment.ts`). */
 export function lexiconWords(): string[] {
-  return WORDS.split(/\s+/).filter(Boolean).map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
+  return [...KNOWN];
+}
+
+/** Folded forms (no accents, Ñ -> N) of every listed word. */
+const KNOWN: ReadonlySet<string> = new Set(WORDS.split(/\s+/).filter(Boolean).map((w) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, '')));
+
+/** True when the word (upper case, accents and Ñ folded or not) is one of the listed names/places. */
+export function isLexiconWord(word: string): boolean {
+  return KNOWN.has(word.toUpperCase().normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
 }
 
 /**

@@ -4,12 +4,13 @@
  * the CURP (Mexican passports print it), the split of the surnames and the accented spelling.
  */
 import { validateCurp } from '../curp/validate.ts';
-import { parseMrz, type MrzParseResult } from '../mrz/index.ts';
-import { below, findLabel, valueCandidates } from './layout.ts';
-import { findTd1Lines, findTd3Lines, mrzFold } from './ine.ts';
+import { mrzName, parseMrz, type MrzParseResult } from '../mrz/index.ts';
+import { findLabel, valueCandidates } from './layout.ts';
+import { findTd1Lines, mrzFold } from './ine.ts';
+import { td3Candidates } from './mrz-zone.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
 import { OcrError } from './errors.ts';
-import { restoreDiacritics } from './lexicon.ts';
+import { passportNameLines, passportNames, splitSurnames } from './passport-names.ts';
 import { CURP_PATTERN, compact, editDistance, repairByPattern, type OcrLine } from './text.ts';
 
 function findCurp(lines: readonly OcrLine[]): string {
@@ -23,93 +24,59 @@ function findCurp(lines: readonly OcrLine[]): string {
   return '';
 }
 
-function cleanName(s: string): string {
-  return restoreDiacritics(s.toUpperCase().replace(/[^A-ZÑÁÉÍÓÚÜ '\s-]/g, '').replace(/\s+/g, ' ').trim());
-}
-
-const SURNAME_LABELS = ['APELLIDOS / SURNAME', 'APELLIDOS', 'SURNAME'];
-const GIVEN_LABELS = ['NOMBRES / GIVEN NAMES', 'NOMBRES', 'GIVEN NAMES'];
-
 /** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
 export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
-  const out: OcrLine[] = [];
-  for (const labels of [SURNAME_LABELS, GIVEN_LABELS]) {
-    const hit = findLabel(lines, labels);
-    if (!hit) continue;
-    const b = below(lines, hit);
-    if (b) out.push(b);
-  }
-  return out;
+  return passportNameLines(lines);
 }
 
-const PARTICLES = new Set(['DE', 'DEL', 'LA', 'LAS', 'LOS', 'Y', 'MC', 'MAC', 'VAN', 'VON', 'SAN', 'SANTA']);
+export { splitSurnames };
 
-/**
- * Splits the printed surnames into first and second: particles (DE, DEL, LA, LOS, Y...) belong to the
- * word after them (`DEL ÁNGEL ZÚÑIGA` -> `DEL ÁNGEL` + `ZÚÑIGA`; `DE LA CRUZ PÉREZ` -> `DE LA CRUZ` + `PÉREZ`).
- */
-export function splitSurnames(surnames: string): [string, string] {
-  const groups: string[] = [];
-  let pending: string[] = [];
-  for (const w of surnames.split(' ').filter(Boolean)) {
-    pending.push(w);
-    if (!PARTICLES.has(mrzFold(w))) {
-      groups.push(pending.join(' '));
-      pending = [];
-    }
+/** The three-letter code under `Clave del país / Code of issuing State` in the visual zone, or ''. */
+export function issuingStateInViz(lines: readonly OcrLine[]): string {
+  const hit = findLabel(lines, ['CLAVE DEL PAIS / CODE OF ISSUING STATE', 'CLAVE DEL PAIS', 'CODE OF ISSUING STATE']);
+  if (!hit) return '';
+  for (const v of valueCandidates(lines, hit)) {
+    const c = compact(v);
+    if (/^[A-Z]{3}$/.test(c)) return c;
   }
-  if (pending.length) groups.push(pending.join(' '));
-  return [groups[0] ?? '', groups.slice(1).join(' ')];
+  return '';
 }
 
 /**
- * Builds the passport identity result.
+ * Builds the passport identity result from the page's OCR lines (upright boxes). The TD3 zone is found by
+ * `td3Candidates` (split rows rejoined); among its readings the first that passes every check digit is
+ * kept. Names: `passportNames` (visual zone, MRZ and CURP reconciled); the MRZ name field is rewritten from
+ * the visual zone's names when they agree with it within OCR noise or the CURP confirms them.
  * @throws OcrError `wrong_document_type` when no TD3 MRZ is found (with a hint when it is an INE or a bill)
  */
 export function buildPassportResult(lines: readonly OcrLine[], today: string): IdentityResult<PassportFields> {
-  const rows = findTd3Lines(lines);
-  if (!rows.length) {
+  const candidates = td3Candidates(lines);
+  if (!candidates.length) {
     if (looksLikeIneFront(lines) || findTd1Lines(lines).length) throw new OcrError('wrong_document_type', 'The image is a voter credential; send document_type=ine.');
     if (looksLikeBill(lines)) throw new OcrError('wrong_document_type', 'The image is a utility bill; use /v1/ocr/extract/document.');
     throw new OcrError('wrong_document_type', 'No passport machine readable zone (2 lines of 44 characters) was found.');
   }
-  const m: MrzParseResult = parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) });
-  const f = m.fields;
+  // Check-digit-guided choice among the readings of the zone (the first unless a variant passes every check).
+  const parsed = candidates.map((rows) => parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) }));
+  let m: MrzParseResult = parsed.find((p) => p.valid) ?? parsed[0]!;
+  const f0 = m.fields;
   const curp = findCurp(lines);
-
-  // Visual zone surnames ("Apellidos / Surname") and given names ("Nombres / Given names").
-  const surnHit = findLabel(lines, SURNAME_LABELS);
-  const givenHit = findLabel(lines, GIVEN_LABELS);
-  // A candidate starting with '/' is the rest of a bilingual label ("Apellidos/Sumames"), not a value.
-  const pick = (hit: typeof surnHit, labelWords: RegExp) =>
-    hit ? cleanName(valueCandidates(lines, hit).find((v) => !v.trim().startsWith('/') && cleanName(v).length > 1 && !labelWords.test(compact(v))) ?? '') : '';
-  const vizSurnames = pick(surnHit, /SURNAME|SUMAME|APELLIDO/);
-  const vizGiven = pick(givenHit, /GIVEN|NAMES|NOMBRE/);
-
-  const mrzSurnames = (f.lastName ?? '').trim();
-  const mrzGiven = (f.firstName ?? '').trim();
-  // The MRZ name is transliterated (no Ñ/accents) and not covered by any check digit; the printed
-  // visual zone is the better source when read, the MRZ the fallback.
-  // Labels too small to read: the printed line closest to the MRZ's name (edit distance on folded text)
-  // is the visual-zone value; it repairs MRZ characters the recogniser dropped and carries the accents.
-  const nearest = (target: string): string => {
-    const t = mrzFold(target);
-    if (t.length < 3) return '';
-    let best = '';
-    let bestD = Math.max(2, Math.floor(t.length / 5)) + 1;
-    for (const l of lines) {
-      const c = cleanName(l.text);
-      if (!c || /</.test(l.text)) continue;
-      const d = editDistance(mrzFold(c), t);
-      if (d < bestD) {
-        bestD = d;
-        best = c;
-      }
-    }
-    return best;
-  };
-  const surnames = vizSurnames || nearest(mrzSurnames) || restoreDiacritics(mrzSurnames);
-  const name = vizGiven || nearest(mrzGiven) || restoreDiacritics(mrzGiven);
+  const curpOk = curp ? validateCurp(curp, { today }).valid : false;
+  const names = passportNames(lines, (f0.lastName ?? '').trim(), (f0.firstName ?? '').trim(), curpOk ? curp : '');
+  // The MRZ name field carries no check digit and the recogniser drops characters in it; when the visual
+  // zone's names agree with it within OCR noise, or the CURP confirms them, the field is the visual zone's
+  // names transliterated (Doc 9303 part 3, 6: what the issuer prints there).
+  // The issuing state (row 1, positions 3-5) has no check digit either: a code printed in the visual zone
+  // one character away from it is taken.
+  const vizState = issuingStateInViz(lines);
+  const mrzState = m.lines[0]!.slice(2, 5);
+  const state = vizState && vizState !== mrzState && editDistance(vizState, mrzState) <= 1 ? vizState : mrzState;
+  const nameField = names.fromVisualZone && (names.mrzAgrees || names.confirmedByCurp) ? mrzName(names.surnames, names.givenNames, 39) : m.lines[0]!.slice(5);
+  const row1 = m.lines[0]!.slice(0, 2) + state + nameField;
+  if (row1 !== m.lines[0] && m.lines.length === 2) m = parseMrz([row1, m.lines[1]!], { referenceYear: Number(today.slice(0, 4)) });
+  const f = m.fields;
+  const surnames = names.surnames;
+  const name = names.givenNames;
   const [firstSurname, secondSurname] = splitSurnames(surnames);
   const sex = f.sex === 'M' ? 'H' : f.sex === 'F' ? 'M' : '';
 
@@ -149,7 +116,7 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
     validation,
     cross: {
       mrzVsFront: {
-        name: vizSurnames ? mrzFold(vizSurnames) === mrzFold(mrzSurnames) : null,
+        name: names.mrzAgrees,
         dateOfBirth: null,
         sex: null,
         section: null,
@@ -160,7 +127,7 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
         dateOfBirth: m.valid && comps?.birth_date && f.dateOfBirthIso ? comps.birth_date === f.dateOfBirthIso : null,
         sex: m.valid && comps?.sex && sex ? comps.sex === sex : null,
       },
-      layoutScore: [surnHit, givenHit].filter(Boolean).length / 2,
+      layoutScore: names.labelsFound / 2,
     },
   };
 }

@@ -12,8 +12,9 @@ import type { OcrLine } from '../../domain/ocr/text.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
 import { authenticity } from './authenticity.ts';
+import { MRZ_ROW_HEIGHT_SCALES } from './mrz-row-reread.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { mrzAlternatives, readBill, readIneFront, readPage, readPassport, type ReadPage } from './pipeline.ts';
+import { mrzAlternatives, mrzRowAlternatives, readBill, readIneFront, readPage, readPassport, type PipelineLine, type ReadPage } from './pipeline.ts';
 
 /** The second MRZ engine (see `mrzAlternatives`). */
 const TESSERACT_MRZ_ENGINE = 'tesseract.js@7-lstm-eng-mrz-whitelist';
@@ -48,17 +49,27 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const t0 = performance.now();
   if (input.documentType === 'passport') {
     const page = await readPassport(input.front);
-    let r = buildPassportResult(page.lines, input.today);
     const engines = [PADDLE_ENGINE];
+    // The lines as read; when their MRZ is missing or fails its check digits, the whole-row re-reads of the
+    // MRZ rows: the first set whose check digits pass.
+    let r = firstPassportResult([page.lines], input.today, false);
+    let rowSets: PipelineLine[][] = [];
+    // One crop height at a time, stopping at the first that passes (each costs a recognition of the rows).
+    for (const scale of MRZ_ROW_HEIGHT_SCALES) {
+      if (r?.validation.mrz === 'ok') break;
+      const sets = await mrzRowAlternatives(page, 44, [scale]);
+      rowSets = rowSets.length ? rowSets : sets;
+      r = firstPassportResult([page.lines, ...sets], input.today, false) ?? r;
+    }
+    if (!r) r = firstPassportResult([page.lines, ...rowSets], input.today); // throws wrong_document_type
     if (r.validation.mrz !== 'ok') {
-      // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass.
-      for (const lines of await mrzAlternatives(page)) {
-        const alt = buildPassportResult(lines, input.today);
-        if (alt.validation.mrz === 'ok') {
-          r = alt;
-          engines.push(TESSERACT_MRZ_ENGINE);
-          break;
-        }
+      // Check-digit-guided engine choice: keep a Tesseract reading of the MRZ rows if its checks pass (read on
+      // the whole rows when they were re-read).
+      const alts = await mrzAlternatives(page, rowSets.at(-1) ?? page.lines);
+      const alt = alts.length ? firstPassportResult(alts, input.today, false) : null;
+      if (alt?.validation.mrz === 'ok') {
+        r = alt;
+        engines.push(TESSERACT_MRZ_ENGINE);
       }
     }
     return { type: 'passport', ...r, engines, timings: { ...page.timings, totalMs: performance.now() - t0 } };
@@ -70,6 +81,31 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   const engines = [PADDLE_ENGINE];
   if (front.lines.some((l) => l.engine === 'tesseract')) engines.push('tesseract.js@7-lstm-spa');
   return { type: 'ine', ...r, engines, timings: { front: front.timings.paddleMs ?? 0, back: back?.timings.paddleMs ?? 0, totalMs: performance.now() - t0 } };
+}
+
+/**
+ * The passport result of the first line set whose MRZ passes every check digit, else of the first set that
+ * holds a TD3 zone.
+ * @throws OcrError `wrong_document_type` (from the first set) when no set holds a TD3 zone
+ */
+function firstPassportResult(sets: readonly OcrLine[][], today: string): ReturnType<typeof buildPassportResult>;
+/** As above, or null (never throws `wrong_document_type`) with `mustFind` false. */
+function firstPassportResult(sets: readonly OcrLine[][], today: string, mustFind: false): ReturnType<typeof buildPassportResult> | null;
+function firstPassportResult(sets: readonly OcrLine[][], today: string, mustFind = true): ReturnType<typeof buildPassportResult> | null {
+  let first: ReturnType<typeof buildPassportResult> | null = null;
+  let error: unknown = null;
+  for (const lines of sets) {
+    try {
+      const r = buildPassportResult(lines, today);
+      if (r.validation.mrz === 'ok') return r;
+      first ??= r;
+    } catch (e) {
+      if (!(e instanceof OcrError) || e.code !== 'wrong_document_type') throw e;
+      error ??= e;
+    }
+  }
+  if (first || !mustFind) return first;
+  throw error;
 }
 
 /** A back whose Tesseract MRZ reading passes the checks, combined with the front; null when none does. */

@@ -7,10 +7,12 @@
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
+import { mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
 import { isUpsideDown, rotate180 } from './angle.ts';
 import { intake, type IntakeImage } from './intake.ts';
+import { MRZ_ROW_HEIGHT_SCALES, rereadWholeMrzRows } from './mrz-row-reread.ts';
 import { rereadMrzRows } from './mrz-rows.ts';
 import { PaddleOcr, type TextLine } from './paddle.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
@@ -64,11 +66,8 @@ export interface ReadPage {
   timings: Record<string, number>;
 }
 
-/**
- * Deskews line geometry: rotates every quad about the image centre by minus the median text angle
- * (weighted by line length), then takes axis-aligned boxes. Parsers then reason in upright coordinates.
- */
-export function deskewLines(lines: TextLine[], width: number, height: number): { lines: PipelineLine[]; skewDeg: number } {
+/** Length-weighted median text angle of the lines (radians; positive = clockwise). */
+export function medianTextAngle(lines: readonly TextLine[]): number {
   const angles: { a: number; w: number }[] = lines.map((l) => {
     const [tl, tr] = l.quad;
     return { a: Math.atan2(tr[1] - tl[1], tr[0] - tl[0]), w: dist(tl, tr) };
@@ -76,27 +75,37 @@ export function deskewLines(lines: TextLine[], width: number, height: number): {
   angles.sort((p, q) => p.a - q.a);
   const total = angles.reduce((s, x) => s + x.w, 0);
   let acc = 0;
-  let median = 0;
   for (const x of angles) {
     acc += x.w;
-    if (acc >= total / 2) {
-      median = x.a;
-      break;
-    }
+    if (acc >= total / 2) return x.a;
   }
+  return 0;
+}
+
+/** A line's axis-aligned box after rotating its quad by `-angle` about the centre of a `width` x `height` image. */
+export function uprightLine(l: TextLine, angle: number, width: number, height: number): PipelineLine {
   const cx = width / 2;
   const cy = height / 2;
-  const cos = Math.cos(-median);
-  const sin = Math.sin(-median);
-  const out = lines.map((l): PipelineLine => {
-    const pts = l.quad.map(([x, y]) => [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos] as const);
-    const xs = pts.map((p) => p[0]);
-    const ys = pts.map((p) => p[1]);
-    const x = Math.min(...xs);
-    const y = Math.min(...ys);
-    return { text: l.text, confidence: l.confidence, quad: l.quad, engine: 'paddle', box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } };
-  });
-  out.sort((a, b) => a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2) || a.box.x - b.box.x);
+  const cos = Math.cos(-angle);
+  const sin = Math.sin(-angle);
+  const pts = l.quad.map(([x, y]) => [cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos] as const);
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { text: l.text, confidence: l.confidence, quad: l.quad, engine: 'paddle', box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } };
+}
+
+const byReadingOrder = (a: PipelineLine, b: PipelineLine) => a.box.y + a.box.h / 2 - (b.box.y + b.box.h / 2) || a.box.x - b.box.x;
+
+/**
+ * Deskews line geometry: rotates every quad about the image centre by minus the median text angle
+ * (weighted by line length), then takes axis-aligned boxes. Parsers then reason in upright coordinates.
+ */
+export function deskewLines(lines: TextLine[], width: number, height: number): { lines: PipelineLine[]; skewDeg: number } {
+  const median = medianTextAngle(lines);
+  const out = lines.map((l) => uprightLine(l, median, width, height));
+  out.sort(byReadingOrder);
   return { lines: out, skewDeg: (median * 180) / Math.PI };
 }
 
@@ -108,10 +117,28 @@ function isMrzShaped(q: Quad, all: readonly Quad[]): boolean {
 }
 
 /**
- * Reads one uploaded image.
- * @throws OcrError from intake, or `no_document_detected` when fewer than 3 text lines are found
+ * The document check of {@link readPage} on the lines read with confidence >= 0.5: at least 3 lines, or exactly
+ * 2 MRZ rows (>= 25 MRZ characters holding `<<`), which is all an MRZ-first read of a TD3 zone recognises.
  */
-export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean; mrzFirst?: boolean } = {}): Promise<ReadPage> {
+export function enoughDocumentText(lines: readonly { text: string }[]): boolean {
+  if (lines.length >= 3) return true;
+  return lines.length === 2 && lines.every((l) => mrzChars(l.text).length >= 25 && mrzChars(l.text).includes('<<'));
+}
+
+/** Options of {@link readPage}. */
+export interface ReadPageOptions {
+  /** Apply the blur gate (default true). */
+  checkBlur?: boolean;
+  /** Recognise the MRZ-shaped boxes first (INE back); every box only when they hold no MRZ. */
+  mrzFirst?: boolean;
+}
+
+/**
+ * Reads one uploaded image.
+ * @throws OcrError from intake, or `no_document_detected` when fewer than 3 text lines are found (2 suffice
+ *   when they are MRZ rows: a TD3 zone read MRZ-first has exactly two)
+ */
+export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {}): Promise<ReadPage> {
   const timings: Record<string, number> = {};
   let t = performance.now();
   const img = await intake(bytes, options);
@@ -147,7 +174,7 @@ export async function readPage(bytes: Uint8Array, options: { checkBlur?: boolean
   if (process.env.OCR_MRZ_DECODER !== 'greedy') await rereadMrzRows(ocr, img.image, raw);
   timings.paddleMs = performance.now() - t;
   const good = usable(raw);
-  if (good.length < 3) {
+  if (!enoughDocumentText(good)) {
     throw new OcrError('no_document_detected', 'No document was found in the image (no readable text). Photograph the whole document, flat and well lit.', { textLines: good.length });
   }
   const { lines, skewDeg } = deskewLines(good, img.image.width, img.image.height);
@@ -285,13 +312,40 @@ export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
 }
 
 /**
+ * Other line sets for the MRZ of a page whose rows, as read, fail the check digits: every MRZ row read again as
+ * one whole-row crop at each height factor of `scales` (default `MRZ_ROW_HEIGHT_SCALES`; `mrz-row-reread.ts`: rows the detector split
+ * or cut are rejoined, rows that dropped characters often read whole with another margin), put in place of
+ * its fragments. Per factor, one set per non-empty combination of re-read rows (at most 7), the set with every
+ * row re-read last; for the caller to keep the first set whose check digits pass. `rowLength`: characters
+ * per row (44 for TD3).
+ */
+export async function mrzRowAlternatives(page: ReadPage, rowLength: number, scales: readonly number[] = MRZ_ROW_HEIGHT_SCALES): Promise<PipelineLine[][]> {
+  const t = performance.now();
+  const ocr = await getPaddle();
+  const angle = (page.skewDeg * Math.PI) / 180;
+  const out: PipelineLine[][] = [];
+  for (const scale of scales) {
+    const rereads = await rereadWholeMrzRows(ocr, page.intake.image, page.lines, rowLength, scale);
+    for (let mask = 1; mask < 1 << rereads.length && mask < 8; mask++) {
+      const chosen = rereads.filter((_, k) => mask & (1 << k));
+      const drop = new Set(chosen.flatMap((r) => r.members));
+      const alt = page.lines.filter((l) => !drop.has(l)).concat(chosen.map((r) => uprightLine(r.line, angle, page.intake.image.width, page.intake.image.height)));
+      out.push(alt.sort(byReadingOrder));
+    }
+  }
+  page.timings.mrzRereadMs = (page.timings.mrzRereadMs ?? 0) + performance.now() - t;
+  return out;
+}
+
+/**
  * Second reading of the MRZ rows with Tesseract (English LSTM, MRZ alphabet only), for when PaddleOCR's
  * reading fails the check digits: returns alternative line sets, each with some MRZ rows replaced by
  * Tesseract's reading (every combination of rows, at most 8), for the caller to keep the one whose
- * check digits pass. Rows are found by shape: >= 25 MRZ characters including `<`.
+ * check digits pass. Rows are found by shape: >= 25 MRZ characters including `<`, among `lines` (the page's
+ * lines by default; a passport passes its set with the split MRZ rows read whole).
  */
-export async function mrzAlternatives(page: ReadPage): Promise<PipelineLine[][]> {
-  const rows = page.lines.filter((l) => {
+export async function mrzAlternatives(page: ReadPage, lines: PipelineLine[] = page.lines): Promise<PipelineLine[][]> {
+  const rows = lines.filter((l) => {
     const t = l.text.toUpperCase().replace(/\s+/g, '');
     return t.length >= 25 && /<|«|《|く/.test(t);
   });
@@ -310,7 +364,7 @@ export async function mrzAlternatives(page: ReadPage): Promise<PipelineLine[][]>
   const keys = [...alt.keys()];
   const out: PipelineLine[][] = [];
   for (let mask = 1; mask < 1 << keys.length && out.length < 8; mask++) {
-    out.push(page.lines.map((l) => {
+    out.push(lines.map((l) => {
       const k = keys.indexOf(l);
       return k >= 0 && mask & (1 << k) ? { ...l, text: alt.get(l)!, engine: 'tesseract' as const } : l;
     }));

@@ -97,6 +97,19 @@ describe('POST /v1/ocr/extract/id', () => {
     expect(r.body.validation).toMatchObject({ mrz: 'ok', curp: 'ok', expired: false, mrzFields: { documentNumberCheck: true, dateOfBirthCheck: true, dateOfExpiryCheck: true, compositeCheck: true } });
   });
 
+  it('reads a degraded passport photo whose MRZ rows the text detector splits; an INE sent as passport is wrong_document_type', async () => {
+    // Generator page whose filler runs the detector leaves out (rows come back as head + tail boxes).
+    const doc = await generateDocument({ type: 'passport', seed: 'eval', index: 4, degrade: true });
+    const r = await post('/v1/ocr/extract/id', form({ front: doc.images.front!.data, document_type: 'passport' }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.fields).toEqual(doc.truth.fields);
+    expect(r.body.validation).toEqual(doc.truth.validation);
+    const ine = await post('/v1/ocr/extract/id', form({ front, document_type: 'passport' }));
+    expect(ine.status).toBe(400);
+    expect(ine.body).toMatchObject({ success: false, error: 'wrong_document_type' });
+    expect(ine.body.message).toMatch(/voter credential/);
+  });
+
   it('rejects the back sent as front (wrong_side) without charging', async () => {
     const before = (await (await s.fetch('/v1/credits/balance', { key })).json()) as any;
     const r = await post('/v1/ocr/extract/id', form({ front: back }));
