@@ -3,9 +3,10 @@
  * rows among the recognised lines by their greedy reading (joining rows the detector split), groups the rows of one MRZ by geometry
  * (stacked, left-aligned, of similar width and height), recognises each row again on a crop widened by
  * two character cells each side (a detector box that clips the trailing fillers would otherwise force
- * the decoder to invent characters inside the row), decodes each group and replaces the rows' text.
+ * the decoder to invent characters inside the row), decodes each group and, when the decoded MRZ
+ * passes every check digit, replaces the rows' text.
  */
-import { decodeMrzRows } from '../../domain/mrz/index.ts';
+import { decodeMrzRows, parseMrz } from '../../domain/mrz/index.ts';
 import { toMrzPosteriors } from './mrz-posteriors.ts';
 import type { PaddleOcr, TextLine } from './paddle.ts';
 import type { Quad, RgbImage } from './raster.ts';
@@ -28,9 +29,9 @@ export function mayBeMrzRow(text: string): boolean {
 /**
  * Joins, in place, the pieces of an MRZ row the detector split (same row: vertical centres within half
  * a row height, horizontal gap under two row heights, at least one piece holding fillers): the left
- * piece takes the union quad and both texts, the right piece is removed from `lines`.
+ * piece takes the union quad and both texts, the right piece is removed from `lines` (`onJoin` is told).
  */
-export function joinSplitRows(lines: TextLine[]): void {
+export function joinSplitRows(lines: TextLine[], onJoin?: (into: TextLine, from: TextLine) => void): void {
   for (let i = 0; i < lines.length; i++) {
     const a = lines[i]!;
     for (let j = 0; j < lines.length; j++) {
@@ -49,6 +50,7 @@ export function joinSplitRows(lines: TextLine[]): void {
       a.box = { x, y, w: Math.max(a.box.x + a.box.w, b.box.x + b.box.w) - x, h: Math.max(a.box.y + a.box.h, b.box.y + b.box.h) - y };
       a.text = `${a.text}${b.text}`;
       a.confidence = Math.min(a.confidence, b.confidence);
+      onJoin?.(a, b);
       lines.splice(j, 1);
       i = -1; // start over: the joined row may join again
       break;
@@ -107,21 +109,32 @@ function groupQuads(group: readonly TextLine[]): Quad[] {
 }
 
 /**
- * Replaces, in place, the text of every MRZ row that belongs to a decodable group (2 or 3 rows), after
- * joining rows the detector split ({@link joinSplitRows}).
- * @returns the number of rows re-read
+ * Replaces, in place, the rows of every MRZ group (2 or 3 rows, after joining rows the detector split:
+ * {@link joinSplitRows}) whose constrained decoding passes every check digit of its layout. Groups
+ * that do not decode to a valid MRZ are left exactly as recognised (pieces unjoined), for the
+ * page-specific finders and re-reads downstream (`mrz-zone.ts`, `mrz-row-reread.ts`, Tesseract) that
+ * work on the recogniser's own fragments.
+ * @returns the number of rows replaced
  */
 export async function rereadMrzRows(ocr: PaddleOcr, img: RgbImage, lines: TextLine[]): Promise<number> {
-  joinSplitRows(lines);
+  // Join on copies, remembering which recognised lines each copy stands for.
+  const sources = new Map<TextLine, TextLine[]>();
+  const work = lines.map((l) => {
+    const c: TextLine = { ...l, quad: [...l.quad] as Quad, box: { ...l.box } };
+    sources.set(c, [l]);
+    return c;
+  });
+  joinSplitRows(work, (into, from) => sources.set(into, [...sources.get(into)!, ...sources.get(from)!]));
   let n = 0;
-  for (const group of groupMrzRows(lines)) {
+  for (const group of groupMrzRows(work)) {
     if (group.length < 2 || group.length > 3) continue;
-    const quads = groupQuads(group);
-    const mats = await ocr.recognizeMatrices(img, quads, { maxWidth: 2048 });
+    const mats = await ocr.recognizeMatrices(img, groupQuads(group), { maxWidth: 2048 });
     const decoded = decodeMrzRows(mats.map((m) => toMrzPosteriors(m, ocr.mrzMap)));
-    if (!decoded) continue;
-    group.forEach((l, i) => {
-      l.text = decoded.lines[i]!;
+    if (!decoded || !parseMrz(decoded.lines, { correct: false }).valid) continue;
+    group.forEach((row, i) => {
+      const [first, ...rest] = sources.get(row)!;
+      Object.assign(first!, { text: decoded.lines[i]!, quad: row.quad, box: row.box, confidence: row.confidence });
+      for (const r of rest) lines.splice(lines.indexOf(r), 1);
     });
     n += group.length;
   }
