@@ -13,8 +13,14 @@ import { OcrError } from './errors.ts';
 import { passportNameLines, passportNames, splitSurnames } from './passport-names.ts';
 import { CURP_PATTERN, compact, editDistance, repairByPattern, type OcrLine } from './text.ts';
 
-function findCurp(lines: readonly OcrLine[]): string {
+/**
+ * The first 18-character run of a visual-zone line that fits the CURP pattern once confusable characters
+ * are repaired by position (`repairByPattern`); MRZ rows (holding `<`) are skipped: a foreign passport's
+ * row 2 (`…CZE1101018M…`) fits the pattern by accident. `''` when none.
+ */
+export function findCurp(lines: readonly OcrLine[]): string {
   for (const l of lines) {
+    if (l.text.includes('<')) continue;
     const c = compact(l.text);
     for (let i = 0; i + 18 <= c.length; i++) {
       const r = repairByPattern(c.slice(i, i + 18), CURP_PATTERN);

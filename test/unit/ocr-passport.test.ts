@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTd3 } from '../../domain/mrz/index.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { findTd3Lines, isMrzText, looksLikeMrzRow, mrzRowCandidates, td3Candidates } from '../../domain/ocr/mrz-zone.ts';
-import { buildPassportResult } from '../../domain/ocr/passport.ts';
+import { buildPassportResult, findCurp } from '../../domain/ocr/passport.ts';
 import { curpAgrees, namesAgree, passportNameLines, passportNames, respaceLike, splitSurnames } from '../../domain/ocr/passport-names.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { groupMrzRowFragments, rowQuad } from '../../models/ocr/mrz-row-reread.ts';
@@ -199,5 +199,14 @@ describe('passport names: visual zone, MRZ and CURP reconciled', () => {
     expect(r.fields.mrz.split('\n')[0]).toBe('P<MEXRUIZ<VAZQUEZ<<LUIS<<<<<<<<<<<<<<<<<<<<<');
     expect(r.fields).toMatchObject({ issuingCountry: 'MEX', firstSurname: 'RUIZ', secondSurname: 'VÁZQUEZ', name: 'LUIS' });
     expect(r.cross.mrzVsFront.name).toBe(true);
+  });
+});
+
+describe('passport CURP', () => {
+  const line = (text: string): OcrLine => ({ text, confidence: 0.9, box: { x: 0, y: 0, w: 400, h: 20 } });
+  it('is read from the visual zone, never from an MRZ row that fits the pattern by accident', () => {
+    const row2 = '99003853<1CZE1101018M1207046110101111<<<<<94';
+    expect(findCurp([line(row2)])).toBe('');
+    expect(findCurp([line(row2), line('CURP PEJJ900517HDFRNN09')])).toBe('PEJJ900517HDFRNN09');
   });
 });
