@@ -38,11 +38,12 @@ for (let i = start; i < start + count; i++) {
     const img = await attackedIneFront(args.seed!, i, v);
     const t = performance.now();
     try {
-      const m = await measureAuthenticity({ image: new Uint8Array(img.image), documentType: 'ine', today: '2026-06-01' });
+      const m = await measureAuthenticity({ image: new Uint8Array(img.image), documentType: 'ine', today: '2026-06-01' }, { compareScoring100: true });
       const s = scoreAuthenticity(m.signals, m.quality, 'eval');
       // The image cues of scoring 1.0.0 (Krawetz ELA, lag-2..6 autocorrelation <= 0.35, HSV saturation >= 0.04, skin tone).
       const c = m.cues;
-      const old = scoreAuthenticity({ ...m.signals, no_local_recompression: c.ela.passed, not_screen_capture: c.moire.peak <= 0.35, not_photocopy: c.saturation >= 0.04, face_in_photo_area: c.face ? c.face.skinPassed : m.signals.face_in_photo_area }, m.quality, 'eval');
+      const o = c.scoring100!;
+      const old = scoreAuthenticity({ ...m.signals, no_local_recompression: c.ela.passed, not_screen_capture: o.moirePeak <= 0.35, not_photocopy: o.saturation >= 0.04, face_in_photo_area: o.skinPassed ?? m.signals.face_in_photo_area }, m.quality, 'eval');
       rows.push({ index: i, variant: v, signals: s.details.signals, oldSignals: old.details.signals, cues: m.cues, isAuthentic: s.is_authentic, oldIsAuthentic: old.is_authentic, confidence: s.confidence, ms: performance.now() - t });
     } catch (e) {
       rows.push({ index: i, variant: v, error: (e as { code?: string }).code ?? String(e), ms: performance.now() - t });

@@ -44,11 +44,15 @@ export const CUE_THRESHOLDS = {
 export interface CueMeasurements {
   ela: { ratio: number; p995: number; median: number; passed: boolean };
   ghost: { outliers: number; ghostQuality: number | null };
-  moire: { peak: number };
   spectrum: { peak: number; tiles: number; at: { u: number; v: number } };
-  saturation: number;
   colour: { m: number; spread: number };
-  face: { score: number; skin: number; std: number; skinPassed: boolean; ms: number } | null;
+  face: { score: number; ms: number } | null;
+  /**
+   * The image cues scoring 1.0.0 decided on (autocorrelation moiré, HSV saturation, skin tone in the
+   * portrait), measured only when asked (`compareScoring100`, the evaluation script): they no longer
+   * decide anything, so the request path does not pay for them.
+   */
+  scoring100?: { moirePeak: number; saturation: number; skinPassed: boolean | null };
 }
 
 /** Input of `ocr.authenticity`. */
@@ -110,7 +114,7 @@ function inePortraitBox(page: ReadPage): Box | null {
  * Reads the image and measures every signal.
  * @throws OcrError `wrong_document_type` when neither an INE side nor a passport page is recognised
  */
-export async function measureAuthenticity(input: AuthenticityInput): Promise<{ signals: Partial<Record<AuthenticitySignal, boolean | null>>; cues: CueMeasurements; quality: number }> {
+export async function measureAuthenticity(input: AuthenticityInput, options: { compareScoring100?: boolean } = {}): Promise<{ signals: Partial<Record<AuthenticitySignal, boolean | null>>; cues: CueMeasurements; quality: number }> {
   const page = await readPage(input.image, { checkBlur: false });
   const lines = page.lines;
   const signals: Partial<Record<AuthenticitySignal, boolean | null>> = {};
@@ -150,17 +154,18 @@ export async function measureAuthenticity(input: AuthenticityInput): Promise<{ s
   const whole = { x: 0, y: 0, w: doc.width, h: doc.height };
   const ela = await errorLevelAnalysis(page.intake.image);
   const ghost = await jpegGhost(page.intake.image);
-  const moire = moireScore(doc, whole);
   const spectrum = screenMoire(page.intake.image, imageQuad(page, page.docBox));
-  const saturation = colourfulness(doc, whole).saturation;
   const colour = haslerColourfulness(doc, whole);
   let face: CueMeasurements['face'] = null;
+  let skinPassed: boolean | null = null;
   if (photo && photo.w >= 16 && photo.h >= 16) {
     const crop = uprightCrop(page, photo, 480);
-    const det = await portraitFaceScore(crop);
-    const skin = facePresence(crop, { x: 0, y: 0, w: crop.width, h: crop.height });
-    face = { score: det.score, skin: skin.skin, std: skin.std, skinPassed: skin.passed, ms: det.ms };
+    face = await portraitFaceScore(crop);
+    if (options.compareScoring100) skinPassed = facePresence(crop, { x: 0, y: 0, w: crop.width, h: crop.height }).passed;
   }
+  const scoring100 = options.compareScoring100
+    ? { moirePeak: moireScore(doc, whole).peak, saturation: colourfulness(doc, whole).saturation, skinPassed }
+    : undefined;
   signals.face_in_photo_area = photo ? (face ? face.score >= CUE_THRESHOLDS.faceScore : false) : null;
   signals.no_local_recompression = ela.passed && ghost.outliers <= CUE_THRESHOLDS.ghostOutliers;
   signals.not_screen_capture = spectrum.peak <= CUE_THRESHOLDS.spectralPeak;
@@ -168,7 +173,7 @@ export async function measureAuthenticity(input: AuthenticityInput): Promise<{ s
   signals.image_quality = page.intake.sharpness >= BLUR_THRESHOLD;
   return {
     signals,
-    cues: { ela, ghost, moire: { peak: moire.peak }, spectrum, saturation, colour, face },
+    cues: { ela, ghost, spectrum, colour, face, scoring100 },
     quality: qualityScore(page),
   };
 }
