@@ -37,6 +37,7 @@ import sharp from 'sharp';
 import {
   chooseRowLength, correctMrzLine, decodeFixedLength, decodeGreedy, decodeMrzRow, inferLineKind, repairMrzFillers as repairFillers,
 } from '../domain/mrz/index.ts';
+import { editDistance } from '../domain/ocr/text.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.resolve(repoRoot, '../shared/data/mrz/doubango-tesseractMRZ/dataset-sample');
@@ -71,20 +72,6 @@ for (const g of names.slice(0, values.limit ? Number(values.limit) : undefined))
   samples.push({ name: g, gt, png, gray: { data: raw.data, width: raw.info.width, height: raw.info.height } });
 }
 
-function levenshtein(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0]!;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j]!;
-      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return dp[b.length]!;
-}
-
 /** Ground-truth line kind and whether its in-line checks pass (fake specimens sometimes do not). */
 const gtInfo = samples.map((s) => {
   const r = correctMrzLine(s.gt);
@@ -103,7 +90,7 @@ function report(label: string, reads: string[], ms: number, correctForChecks: bo
   samples.forEach((s, i) => {
     const r = reads[i]!;
     if (r === s.gt) exact++;
-    dist += Math.min(levenshtein(r, s.gt), s.gt.length);
+    dist += Math.min(editDistance(r, s.gt), s.gt.length);
     chars += s.gt.length;
     const info = gtInfo[i]!;
     if (info.gtChecksPass) {
