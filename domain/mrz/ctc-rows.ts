@@ -77,14 +77,15 @@ function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef): { lines
  */
 export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | null {
   if (posts.length < 2 || posts.length > 3) return null;
+  const lengths = posts.map(chooseRowLength);
   let layout: LayoutDef;
   if (posts.length === 3) layout = LAYOUTS.TD1;
   else {
     // The longer row decides: a row read short lost characters, none is read long.
-    const est = Math.max(...posts.map(chooseRowLength));
+    const est = Math.max(...lengths);
     layout = est <= 40 ? LAYOUTS.TD2 : LAYOUTS.TD3;
   }
-  if (posts.some((p, r) => Math.abs(chooseRowLength(p) - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
+  if (lengths.some((n, r) => Math.abs(n - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
   let decoded = decodeWith(posts, layout);
   if (!decoded) return null;
   const first = decoded.lines[0]!;

@@ -175,10 +175,11 @@ export function decodeGreedy(post: MrzPosteriors): { text: string; steps: number
  * consecutive emitted characters are integer multiples of the pitch, a multiple above 1 marking
  * dropped characters. The pitch starts at the median gap and is refined by least squares over those
  * multiples; a trailing run (emitted once) counts by its extent in pitches.
+ * @param greedy the row's {@link decodeGreedy} reading, when the caller already has it
  * @returns the estimated number of characters (the greedy length when fewer than 3 were read)
  */
-export function estimateRowLength(post: MrzPosteriors): number {
-  const { text, steps } = decodeGreedy(post);
+export function estimateRowLength(post: MrzPosteriors, greedy: { text: string; steps: number[] } = decodeGreedy(post)): number {
+  const { text, steps } = greedy;
   if (steps.length < 3) return text.length;
   const gaps = steps.slice(1).map((s, i) => s - steps[i]!);
   let pitch = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
@@ -216,8 +217,9 @@ export const MRZ_ROW_LENGTHS = [30, 36, 44] as const;
  * with (within 2), else the pitch estimate, snapped to an MRZ length within 2 characters.
  */
 export function chooseRowLength(post: MrzPosteriors): number {
-  const greedy = decodeGreedy(post).text.length;
-  const est = estimateRowLength(post);
+  const read = decodeGreedy(post);
+  const greedy = read.text.length;
+  const est = estimateRowLength(post, read);
   if ((MRZ_ROW_LENGTHS as readonly number[]).includes(greedy) && Math.abs(est - greedy) <= 2) return greedy;
   const snap = MRZ_ROW_LENGTHS.find((n) => Math.abs(n - est) <= 2);
   return snap ?? est;
