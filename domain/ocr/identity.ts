@@ -166,7 +166,8 @@ export function looksLikeBill(lines: readonly OcrLine[]): boolean {
  */
 export function buildIneResult(frontLines: readonly OcrLine[], backLines: readonly OcrLine[] | null, today: string): IdentityResult<IneFields> {
   const front = parseIneFront(frontLines);
-  if (!front.curp && !front.claveElector && front.nameRows.length === 0) {
+  // Without a CURP or clave de elector, name rows alone do not make a credential: a bill has a holder's name too.
+  if (!front.curp && !front.claveElector && (front.nameRows.length === 0 || looksLikeBill(frontLines))) {
     if (findTd1Lines(frontLines).length) throw new OcrError('wrong_side', 'The front image shows the back of the credential (MRZ); send the side with the photo as front.');
     if (findTd3Lines(frontLines).length) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
     if (looksLikeBill(frontLines)) throw new OcrError('wrong_document_type', 'The image is a utility bill, not a voter credential; use /v1/ocr/extract/document.');

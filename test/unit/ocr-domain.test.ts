@@ -170,6 +170,9 @@ describe('INE composition', () => {
     expect(err(() => buildIneResult(FRONT_G, FRONT_G, '2026-06-01'))).toBe('wrong_side');
     const bill = L([['TOTAL A PAGAR', 10, 10], ['$1,234.00', 200, 10], ['PERIODO FACTURADO', 10, 40], ['01 ENE 24 - 29 FEB 24', 250, 40], ['NO. DE CUENTA', 10, 70], ['123', 200, 70]]);
     expect(err(() => buildIneResult(bill, null, '2026-06-01'))).toBe('wrong_document_type');
+    // A bill's holder block reads as name rows; without a CURP or clave it is still a bill.
+    const billWithHolder = L([['NOMBRE DEL CLIENTE', 10, 10], ['MARÍA REYES AGUILAR', 10, 40], ['DOMICILIO', 10, 70], ['PRIV ALLENDE 12', 10, 100], ['TOTAL A PAGAR', 400, 10], ['$1,234.00', 600, 10], ['PERIODO FACTURADO', 400, 40], ['01 ENE 24 - 29 FEB 24', 650, 40]]);
+    expect(err(() => buildIneResult(billWithHolder, null, '2026-06-01'))).toBe('wrong_document_type');
   });
 
   it('finds the TD1 rows among back lines with CJK look-alike glyphs', () => {
