@@ -16,7 +16,7 @@ import { parseMrz } from '../../domain/mrz/index.ts';
 import { colourfulness, errorLevelAnalysis, facePresence, haslerColourfulness, jpegGhost, moireScore, screenMoire } from './forensics.ts';
 import { BLUR_THRESHOLD } from './intake.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { readPage, type ReadPage } from './pipeline.ts';
+import { readPage, rereadIneFrontRows, type ReadPage } from './pipeline.ts';
 import { portraitFaceScore } from './portrait.ts';
 import { warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
@@ -133,6 +133,9 @@ export async function measureAuthenticity(input: AuthenticityInput, options: { c
     const left = Math.min(...lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x));
     photo = { x: page.docBox.x, y: page.docBox.y, w: Math.max(0, left - page.docBox.x - 4), h: page.docBox.h * 0.7 };
   } else if (looksLikeIneFront(lines)) {
+    // The same Spanish re-read of the name rows as extraction: without it a misread name gives CURP
+    // initials that disagree, and a genuine card fails `curp_consistent`, a tampering signal.
+    await rereadIneFrontRows(page);
     const back = input.back ? await readPage(input.back, { checkBlur: false, mrzFirst: true }) : null;
     const r = buildIneResult(lines, back?.lines ?? null, input.today);
     const mv = r.cross.mrzVsFront;

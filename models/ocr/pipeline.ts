@@ -277,7 +277,14 @@ export function respace(paddleText: string, tessText: string): string {
 
 /** Reads an INE front: page read plus Spanish re-read of the name and address rows. */
 export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
-  const page = await readPage(bytes);
+  return rereadIneFrontRows(await readPage(bytes));
+}
+
+/**
+ * The Spanish re-read of an INE front's name and address rows (`rereadSpanish`), in place, on a page
+ * already read; `OCR_SPANISH_REREAD=0` skips it.
+ */
+export async function rereadIneFrontRows(page: ReadPage): Promise<ReadPage> {
   const t = performance.now();
   if (process.env.OCR_SPANISH_REREAD !== '0') {
     const { name, address } = ineTextRegions(page.lines);
