@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { decoder: { type: 'string', default: 'ctc' } } });
-if (values.decoder === 'greedy') process.env.OCR_MRZ_DECODER = 'greedy';
+const { setOcrSettings } = await import('../models/ocr/settings.ts');
+if (values.decoder === 'greedy') setOcrSettings({ mrzDecoder: 'greedy' });
 const { readPage } = await import('../models/ocr/pipeline.ts');
 const { groupMrzRows } = await import('../models/ocr/mrz-rows.ts');
 const { parseMrz } = await import('../domain/mrz/index.ts');

@@ -6,13 +6,19 @@
  *   node --import tsx scripts/ocr-eval.ts --type ine|passport|electricity_bill|phone_bill|cable_bill|all \
  *     [--count 200] [--seed eval] [--clean] [--start 0] [--failures 5] [--json out.json] [--progress N]
  *
- * Runs the job handlers in-process (one worker's worth of CPU). Prints, per type, each field's
- * exact-match rate, the validation agreement, the error codes raised and the mean time per document.
+ * Runs the job handlers in-process, one job at a time (one worker's worth of CPU). An INE goes through
+ * the same orchestration as `POST /v1/ocr/extract/id` (`domain/ocr/extract-ine.ts`: one `ocr.readPage`
+ * job per side, combined by `buildIneResult`), so its figures are those of the HTTP path; passports go
+ * through `ocr.extractId` and bills through `ocr.extractDocument`, as over HTTP. Prints, per type, each
+ * field's exact-match rate, the validation agreement, the error codes raised and the mean time per document.
  * `--engine paddle` disables the Tesseract Spanish re-read (per-engine comparison). `--rotate180` turns
  * every image upside down first (JPEG quality 90), to measure the direction classifier (`angle.ts`).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { extractIne, type RunReadPageJob } from '../domain/ocr/extract-ine.ts';
+import { handlers, serially } from '../models/ocr/jobs.ts';
+import { setOcrSettings } from '../models/ocr/settings.ts';
 import { generateDocument, type DocumentType } from '../test/generators/index.ts';
 
 const { values: args } = parseArgs({
@@ -29,8 +35,9 @@ const { values: args } = parseArgs({
     rotate180: { type: 'boolean', default: false },
   },
 });
-if (args.engine === 'paddle') process.env.OCR_SPANISH_REREAD = '0';
-const { handlers } = await import('../models/ocr/jobs.ts');
+if (args.engine === 'paddle') setOcrSettings({ spanishReread: false });
+/** The route's job queue stand-in: the worker's own handlers, one job at a time. */
+const runJob: RunReadPageJob = serially((type, input) => handlers[type]!(input));
 const sharp = (await import('sharp')).default;
 /** The image as sent: upside down with `--rotate180`. */
 const turn = async (b: Buffer): Promise<Uint8Array> => new Uint8Array(args.rotate180 ? await sharp(b).rotate(180).jpeg({ quality: 90 }).toBuffer() : b);
@@ -73,8 +80,12 @@ for (const type of types) {
     let got: Record<string, string> = {};
     let validation: unknown = null;
     try {
-      if (type === 'ine' || type === 'passport') {
-        const r = await handlers['ocr.extractId']!({ front: await turn(doc.images.front!.data), back: doc.images.back ? await turn(doc.images.back.data) : null, documentType: type, today });
+      if (type === 'ine') {
+        const r = await extractIne(runJob, { front: await turn(doc.images.front!.data), back: doc.images.back ? await turn(doc.images.back.data) : null, today });
+        got = flatten(r.fields as unknown as Record<string, unknown>);
+        validation = r.validation;
+      } else if (type === 'passport') {
+        const r = await handlers['ocr.extractId']!({ front: await turn(doc.images.front!.data), back: null, documentType: type, today });
         got = flatten(r.fields);
         validation = r.validation;
       } else {

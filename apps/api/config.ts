@@ -116,13 +116,22 @@ export const ConfigSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   /** How often (ms) the embedded workflow engine looks for due timers. */
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
-  // --- OCR (docs/ocr.md). Read by the inference workers from process.env; validated here at start-up.
+  // --- OCR (docs/ocr.md). Passed by each inference worker thread to `configure` (models/ocr/jobs.ts).
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Longest side (px) fed to the text detector. */
   OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
   /** `0` turns off the Tesseract Spanish re-read of name/address rows. */
   OCR_SPANISH_REREAD: z.enum(['0', '1']).default('1'),
+  /** MRZ row decoding: `constrained` (posteriors at the layout's length, docs/mrz.md) or `greedy` (PaddleOCR's own; for comparisons). */
+  OCR_MRZ_DECODER: z.enum(['constrained', 'greedy']).default('constrained'),
+  /** Crop height factors (comma-separated, tried in order, each 0.5-3) of the whole-row re-read of MRZ rows that fail their check digits. */
+  OCR_MRZ_ROW_SCALES: z
+    .string()
+    .default('1.3,1,1.15,1.45,1.6')
+    .transform((s) => s.split(',').map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().min(0.5).max(3)).min(1).max(8)),
+  // --- end OCR ----------------------------------------------------------------------------------------
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

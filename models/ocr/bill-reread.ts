@@ -13,9 +13,11 @@
 import { snapStateAbbreviation, STATE_ABBREVIATIONS } from '../../domain/ocr/lexicon.ts';
 import { isKnownWord } from '../../domain/ocr/segment.ts';
 import { compact, editDistance } from '../../domain/ocr/text.ts';
+import { getTesseract } from './engines.ts';
+import type { PipelineLine, ReadPage } from './page.ts';
 import type { PaddleOcr } from './paddle.ts';
-import { respace, getTesseract, type PipelineLine, type ReadPage } from './pipeline.ts';
 import { dist, warpQuad, type Quad } from './raster.ts';
+import { respace } from './respace.ts';
 
 /** Crop heights (px) of the two Tesseract readings, in the order they are tried. */
 export const BILL_REREAD_HEIGHTS = [56, 72] as const;

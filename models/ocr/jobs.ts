@@ -1,23 +1,40 @@
 /**
- * OCR job handlers for the inference workers (`apps/worker/handlers.ts`): `ocr.extractId`,
- * `ocr.extractDocument`, `ocr.authenticity`. Inputs carry image bytes as `Uint8Array` and the request
- * day (`today`, `YYYY-MM-DD`) so results do not depend on the worker's clock. Domain failures are thrown
- * as errors with a string `code` (see `domain/ocr/errors.ts`).
+ * OCR job handlers for the inference workers (`apps/worker/handlers.ts`): `ocr.readPage`,
+ * `ocr.extractId`, `ocr.extractDocument`, `ocr.authenticity`. Inputs carry image bytes as `Uint8Array`
+ * and the request day (`today`, `YYYY-MM-DD`) so results do not depend on the worker's clock. Domain
+ * failures are thrown as errors with a string `code` (see `domain/ocr/errors.ts`). The worker calls
+ * {@link configure} once per thread, before the first job, with the validated configuration.
  */
 import { parseBill, type BillFields, type BillType } from '../../domain/ocr/bills.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
-import { buildIneResult, type CrossChecks, type IdentityValidation, type IneFields, type PassportFields } from '../../domain/ocr/identity.ts';
+import { extractIne, type ReadPageJobInput, type ReadPageJobOutput, type RunReadPageJob } from '../../domain/ocr/extract-ine.ts';
+import type { CrossChecks, IdentityValidation, IneFields, PassportFields } from '../../domain/ocr/identity.ts';
 import { findTd1Lines } from '../../domain/ocr/ine.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
 import { authenticity } from './authenticity.ts';
-import { MRZ_ROW_HEIGHT_SCALES } from './mrz-row-reread.ts';
+import type { PipelineLine } from './page.ts';
 import { PADDLE_ENGINE } from './paddle.ts';
-import { mrzAlternatives, mrzRowAlternatives, readBill, readIneFront, readPage, readPassport, type PipelineLine, type ReadPage } from './pipeline.ts';
+import { mrzAlternatives, mrzRowAlternatives, readBill, readIneFront, readPage, readPassport } from './pipeline.ts';
+import { ocrSettings, setOcrSettings, settingsFromConfig, type OcrConfig } from './settings.ts';
+
+export type { OcrConfig } from './settings.ts';
+
+/**
+ * Applies the OCR block of the validated configuration (`apps/api/config.ts`: `OCR_ONNX_THREADS`,
+ * `OCR_DET_MAX_SIDE`, `OCR_SPANISH_REREAD`, `OCR_MRZ_DECODER`, `OCR_MRZ_ROW_SCALES`) to this thread's
+ * pipeline. Call once per worker thread before its first job (the thread count is read when the models
+ * load). Typed structurally: any object with these keys (the whole `Config`) will do.
+ */
+export function configure(config: OcrConfig): void {
+  setOcrSettings(settingsFromConfig(config));
+}
 
 /** The second MRZ engine (see `mrzAlternatives`). */
 const TESSERACT_MRZ_ENGINE = 'tesseract.js@7-lstm-eng-mrz-whitelist';
+/** The Spanish re-read engine of name/address rows. */
+const TESSERACT_SPA_ENGINE = 'tesseract.js@7-lstm-spa';
 
 /** Input of `ocr.extractId`. */
 export interface ExtractIdInput {
@@ -55,7 +72,7 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
     let r = firstPassportResult([page.lines], input.today, false);
     let rowSets: PipelineLine[][] = [];
     // One crop height at a time, stopping at the first that passes (each costs a recognition of the rows).
-    for (const scale of MRZ_ROW_HEIGHT_SCALES) {
+    for (const scale of ocrSettings().mrzRowScales) {
       if (r?.validation.mrz === 'ok') break;
       const sets = await mrzRowAlternatives(page, 44, [scale]);
       rowSets = rowSets.length ? rowSets : sets;
@@ -74,13 +91,22 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
     }
     return { type: 'passport', ...r, engines, timings: { ...page.timings, totalMs: performance.now() - t0 } };
   }
-  const front = await readIneFront(input.front);
-  const back = input.back ? await readPage(input.back, { mrzFirst: true }) : null;
-  let r = buildIneResult(front.lines, back?.lines ?? null, input.today);
-  if (back && r.validation.mrz === 'failed') r = (await betterBackLines(front.lines, back, input.today)) ?? r;
-  const engines = [PADDLE_ENGINE];
-  if (front.lines.some((l) => l.engine === 'tesseract')) engines.push('tesseract.js@7-lstm-spa');
-  return { type: 'ine', ...r, engines, timings: { front: front.timings.paddleMs ?? 0, back: back?.timings.paddleMs ?? 0, totalMs: performance.now() - t0 } };
+  // INE: the same orchestration as HTTP (`domain/ocr/extract-ine.ts`), its two page reads run here in turn.
+  const r = await extractIne(inThisWorker, { front: input.front, back: input.back ?? null, today: input.today });
+  return { ...r, timings: { ...r.timings, totalMs: performance.now() - t0 } };
+}
+
+/** `ocr.readPage` run in this thread, one read at a time (as a pool worker runs its jobs). */
+const inThisWorker: RunReadPageJob = serially((_type, input) => readPageJob(input));
+
+/** Wraps a job runner so that its calls run one after another, in call order. */
+export function serially<A extends unknown[], O>(run: (...args: A) => Promise<O>): (...args: A) => Promise<O> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (...args: A) => {
+    const next = tail.then(() => run(...args));
+    tail = next.catch(() => undefined);
+    return next;
+  };
 }
 
 /**
@@ -108,15 +134,6 @@ function firstPassportResult(sets: readonly OcrLine[][], today: string, mustFind
   throw error;
 }
 
-/** A back whose Tesseract MRZ reading passes the checks, combined with the front; null when none does. */
-async function betterBackLines(frontLines: OcrLine[], back: ReadPage, today: string): Promise<ReturnType<typeof buildIneResult> | null> {
-  for (const lines of await mrzAlternatives(back)) {
-    const alt = buildIneResult(frontLines, lines, today);
-    if (alt.validation.mrz === 'ok') return alt;
-  }
-  return null;
-}
-
 async function extractDocument(input: { image: Uint8Array; documentType: BillType; today: string }): Promise<{ type: BillType; fields: BillFields; timings: Record<string, number> }> {
   const t0 = performance.now();
   const page = await readBill(input.image);
@@ -125,12 +142,13 @@ async function extractDocument(input: { image: Uint8Array; documentType: BillTyp
 }
 
 /**
- * `ocr.readPage`: OCR lines of one image, for callers that read an INE's two sides on two workers in
- * parallel and combine them with `buildIneResult` (`kind`: `ineFront` adds the Spanish re-read of the
- * name/address rows; `back` recognises the MRZ-shaped rows first).
+ * `ocr.readPage`: OCR lines of one image, for the INE orchestration (`domain/ocr/extract-ine.ts`), which
+ * reads an INE's two sides on two workers in parallel and combines them (`kind`: `ineFront` adds the
+ * Spanish re-read of the name/address rows; `back` recognises the MRZ-shaped rows first).
  */
-async function readPageJob(input: { image: Uint8Array; kind: 'ineFront' | 'back' }): Promise<{ lines: OcrLine[]; timings: Record<string, number> }> {
+async function readPageJob(input: ReadPageJobInput): Promise<ReadPageJobOutput> {
   const page = input.kind === 'ineFront' ? await readIneFront(input.image) : await readPage(input.image, { mrzFirst: true });
+  const engines = [PADDLE_ENGINE];
   if (input.kind === 'back') {
     // Resolve the MRZ engine choice here, where the image is: keep Tesseract's rows when Paddle's fail.
     const rows = findTd1Lines(page.lines);
@@ -140,12 +158,13 @@ async function readPageJob(input: { image: Uint8Array; kind: 'ineFront' | 'back'
         const alt = findTd1Lines(lines);
         if (alt.length === 3 && parseMrz(alt).valid) {
           page.lines = lines;
+          engines.push(TESSERACT_MRZ_ENGINE);
           break;
         }
       }
     }
-  }
-  return { lines: page.lines.map((l) => ({ text: l.text, confidence: l.confidence, box: l.box })), timings: page.timings };
+  } else if (page.lines.some((l) => l.engine === 'tesseract')) engines.push(TESSERACT_SPA_ENGINE);
+  return { lines: page.lines.map((l) => ({ text: l.text, confidence: l.confidence, box: l.box })), timings: page.timings, engines };
 }
 
 /** Job type -> handler, as `apps/worker/handlers.ts` expects. */
@@ -153,5 +172,5 @@ export const handlers: Record<string, (input: any) => Promise<any>> = {
   'ocr.extractId': (input: ExtractIdInput) => coded(extractId(input)),
   'ocr.extractDocument': (input) => coded(extractDocument(input)),
   'ocr.authenticity': (input) => coded(authenticity(input)),
-  'ocr.readPage': (input) => coded(readPageJob(input)),
+  'ocr.readPage': (input: ReadPageJobInput) => coded(readPageJob(input)),
 };

@@ -9,7 +9,7 @@
  * ignored: an MRZ holds nothing else).
  */
 import { MRZ_CHARACTERS, MRZ_CLASSES, type MrzPosteriors } from '../../domain/mrz/index.ts';
-import type { CtcMatrix } from './paddle.ts';
+import type { CtcMatrix } from './ctc-matrix.ts';
 
 /** Dictionary characters whose probability counts for each MRZ character. */
 const LOOKALIKES: Readonly<Record<string, readonly string[]>> = { '<': ['《', '〈', '＜'] };

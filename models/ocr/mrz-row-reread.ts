@@ -11,6 +11,7 @@
 import { isMrzText, looksLikeMrzRow, mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import type { PaddleOcr, TextLine } from './paddle.ts';
 import { dist, type Point, type Quad, type RgbImage } from './raster.ts';
+import { DEFAULT_OCR_SETTINGS } from './settings.ts';
 
 interface Row {
   members: TextLine[];
@@ -91,12 +92,13 @@ export interface MrzRowReread {
 }
 
 /**
- * Height factors of the whole-row crops. PP-OCRv4's reading of a long OCR-B row is sensitive to the crop: on
- * degraded synthetic pages a row that drops a character at the detector's height often reads whole with more
- * margin above and below (1.2-1.4x), and a row that drops one there reads whole at another; 0.7-0.85x is
- * worse. The factors are tried in this order until the check digits pass (`OCR_MRZ_ROW_SCALES` overrides).
+ * Height factors of the whole-row crops, in the order tried (the default of `OcrSettings.mrzRowScales`,
+ * `settings.ts`). PP-OCRv4's reading of a long OCR-B row is sensitive to the crop: on degraded synthetic
+ * pages a row that drops a character at the detector's height often reads whole with more margin above and
+ * below (1.2-1.4x), and a row that drops one there reads whole at another; 0.7-0.85x is worse. The factors
+ * are tried in this order until the check digits pass (configuration `OCR_MRZ_ROW_SCALES` overrides).
  */
-export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = (process.env.OCR_MRZ_ROW_SCALES ?? '1.3,1,1.15,1.45,1.6').split(',').map(Number);
+export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = DEFAULT_OCR_SETTINGS.mrzRowScales;
 
 /**
  * Re-reads every MRZ row of a page as one crop spanning the whole row, `heightScale` times the detected

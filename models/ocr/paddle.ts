@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
+import type { CtcMatrix } from './ctc-matrix.ts';
 import { mrzClassMap } from './mrz-posteriors.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
@@ -174,12 +175,7 @@ export class PaddleOcr {
   }
 }
 
-/** A recogniser's CTC posterior matrix for one crop: `steps` x `classes`, row-major, class 0 = blank. */
-export interface CtcMatrix {
-  steps: number;
-  classes: number;
-  probs: Float32Array;
-}
+export type { CtcMatrix } from './ctc-matrix.ts';
 
 /** Greedy CTC decoding (blank = class 0, class k = dict[k-1]); confidence = mean max-probability of kept steps. */
 export function ctcDecode(data: Float32Array, offset: number, steps: number, classes: number, dict: string[]): { text: string; confidence: number } {

@@ -9,62 +9,23 @@ import { billTextRegions } from '../../domain/ocr/bills.ts';
 import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
-import { editDistance, type OcrLine } from '../../domain/ocr/text.ts';
+import { editDistance } from '../../domain/ocr/text.ts';
 import { isUpsideDown, rotate180 } from './angle.ts';
-import { intake, type IntakeImage } from './intake.ts';
-import { MRZ_ROW_HEIGHT_SCALES, rereadWholeMrzRows } from './mrz-row-reread.ts';
-import { rereadMrzRows } from './mrz-rows.ts';
-import { PaddleOcr, type TextLine } from './paddle.ts';
-import { dist, warpQuad, type Quad } from './raster.ts';
-import { TesseractLineReader } from './tesseract.ts';
 import { rereadBarcodeRow, rereadBillRows } from './bill-reread.ts';
+import { getPaddle, getTesseract, getTesseractMrz } from './engines.ts';
+import { intake } from './intake.ts';
+import { rereadWholeMrzRows } from './mrz-row-reread.ts';
+import { rereadMrzRows } from './mrz-rows.ts';
+import type { PipelineLine, ReadPage } from './page.ts';
+import type { TextLine } from './paddle.ts';
+import { dist, warpQuad, type Quad } from './raster.ts';
+import { respace } from './respace.ts';
+import { ocrSettings } from './settings.ts';
 
-let paddle: Promise<PaddleOcr> | null = null;
-let tess: Promise<TesseractLineReader> | null = null;
-let tessMrz: Promise<TesseractLineReader> | null = null;
-
-/** The MRZ alphabet (ICAO 9303 part 3): Tesseract's English model restricted to it for MRZ rows. */
-export const MRZ_WHITELIST = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
-
-/** The worker's Tesseract English MRZ-alphabet line reader (loaded on first use). */
-export function getTesseractMrz(): Promise<TesseractLineReader> {
-  tessMrz ??= TesseractLineReader.load('eng', MRZ_WHITELIST);
-  return tessMrz;
-}
-
-/**
- * The worker's PaddleOCR instance (loaded on first use). ONNX Runtime intra-op threads:
- * `OCR_ONNX_THREADS` (default 1: measured faster than 2 on the 2-core target, where the pool's two
- * workers already read an INE's two sides in parallel; see docs/ocr.md).
- */
-export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(Number(process.env.OCR_ONNX_THREADS ?? 1));
-  return paddle;
-}
-
-/** The worker's Tesseract Spanish line reader (loaded on first use). */
-export function getTesseract(): Promise<TesseractLineReader> {
-  tess ??= TesseractLineReader.load('spa');
-  return tess;
-}
-
-/** A recognised line with its quad, in working-image pixels, plus the deskewed box the parsers use. */
-export interface PipelineLine extends OcrLine {
-  quad: Quad;
-  /** Which engine produced `text`. */
-  engine: 'paddle' | 'tesseract';
-}
-
-/** Result of reading one image. */
-export interface ReadPage {
-  intake: IntakeImage;
-  lines: PipelineLine[];
-  /** Dominant text angle in degrees (positive = clockwise), corrected in the line geometry. */
-  skewDeg: number;
-  /** Bounds of the text (the document region) in deskewed coordinates. */
-  docBox: { x: number; y: number; w: number; h: number };
-  timings: Record<string, number>;
-}
+// Re-exported for callers that read pages (tests, benches, scripts) and predate the split.
+export { getPaddle, getTesseract, getTesseractMrz, MRZ_WHITELIST } from './engines.ts';
+export type { PipelineLine, ReadPage } from './page.ts';
+export { respace } from './respace.ts';
 
 /** Length-weighted median text angle of the lines (radians; positive = clockwise). */
 export function medianTextAngle(lines: readonly TextLine[]): number {
@@ -145,7 +106,8 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   timings.intakeMs = performance.now() - t;
   t = performance.now();
   const ocr = await getPaddle();
-  const detMaxSide = Number(process.env.OCR_DET_MAX_SIDE ?? 960);
+  const settings = ocrSettings();
+  const detMaxSide = settings.detMaxSide;
   let raw: TextLine[] = [];
   if (options.mrzFirst) {
     // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
@@ -158,7 +120,7 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   // MRZ rows are left out of the vote: the classifier often calls OCR-B `<<<` rows 180, and a row that
   // reads with `<` is upright anyway.
-  const flip = await isUpsideDown(img.image, raw.filter((l) => !l.text.includes('<')).map((l) => l.quad), Number(process.env.OCR_ONNX_THREADS ?? 1));
+  const flip = await isUpsideDown(img.image, raw.filter((l) => !l.text.includes('<')).map((l) => l.quad), settings.onnxThreads);
   if (flip || usable(raw).length < 3) {
     // Most of the widest lines read as 180 degrees (PaddleOCR's direction classifier), or too little was
     // read to tell (an upside-down MRZ reads as nothing): read the turned page, keep it if it reads better.
@@ -170,8 +132,8 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
       timings.rotated180 = 1;
     }
   }
-  // OCR_MRZ_DECODER=greedy keeps PaddleOCR's greedy reading of MRZ rows (per-decoder comparison in evals).
-  if (process.env.OCR_MRZ_DECODER !== 'greedy') await rereadMrzRows(ocr, img.image, raw);
+  // The greedy decoder keeps PaddleOCR's greedy reading of MRZ rows (per-decoder comparison in evals).
+  if (settings.mrzDecoder !== 'greedy') await rereadMrzRows(ocr, img.image, raw);
   timings.paddleMs = performance.now() - t;
   const good = usable(raw);
   if (!enoughDocumentText(good)) {
@@ -218,62 +180,6 @@ export async function rereadSpanish(page: ReadPage, targets: PipelineLine[]): Pr
   }
 }
 
-/**
- * Inserts spaces into Paddle's text (PP-OCRv4 often drops word spaces on Latin text) where Tesseract's
- * reading of the same line has them, aligning the two by edit distance (accents folded), so a few
- * differing characters do not prevent it. Paddle's characters are kept, except that an aligned letter
- * Tesseract reads with an accent or as `Ñ` (absent from the PP-OCRv4 dictionary) takes that form.
- */
-export function respace(paddleText: string, tessText: string): string {
-  if (/\s/.test(paddleText.trim())) return paddleText;
-  const fold = (ch: string) => ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
-  const p = [...paddleText.replace(/\s+/g, '')];
-  const tWords = tessText.trim().split(/\s+/);
-  const t: string[] = [];
-  const tRaw: string[] = [];
-  const spaceAfter = new Set<number>(); // index in t after which a space follows
-  for (const w of tWords) {
-    for (const ch of w) {
-      t.push(fold(ch));
-      tRaw.push(ch.toUpperCase());
-    }
-    spaceAfter.add(t.length - 1);
-  }
-  spaceAfter.delete(t.length - 1);
-  const n = p.length;
-  const m = t.length;
-  const dp: number[][] = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: m + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= n; i++) {
-    for (let j = 1; j <= m; j++) {
-      dp[i]![j] = Math.min(dp[i - 1]![j]! + 1, dp[i]![j - 1]! + 1, dp[i - 1]![j - 1]! + (fold(p[i - 1]!) === t[j - 1] ? 0 : 1));
-    }
-  }
-  if (dp[n]![m]! > Math.max(2, Math.floor(n / 5))) return paddleText;
-  // Backtrack: map each tesseract index to the paddle index it aligned with.
-  const breaks = new Set<number>();
-  let i = n;
-  let j = m;
-  while (i > 0 && j > 0) {
-    const diag = dp[i - 1]![j - 1]! + (fold(p[i - 1]!) === t[j - 1] ? 0 : 1);
-    if (dp[i]![j] === diag) {
-      if (spaceAfter.has(j - 1)) breaks.add(i - 1);
-      if (fold(p[i - 1]!) === t[j - 1] && /[ÁÉÍÓÚÜÑ]/.test(tRaw[j - 1]!)) p[i - 1] = tRaw[j - 1]!;
-      i--;
-      j--;
-    } else if (dp[i]![j] === dp[i - 1]![j]! + 1) i--;
-    else {
-      if (spaceAfter.has(j - 1) && i > 0) breaks.add(i - 1);
-      j--;
-    }
-  }
-  let out = '';
-  p.forEach((ch, k) => {
-    out += ch;
-    if (breaks.has(k) && k < n - 1) out += ' ';
-  });
-  return out;
-}
-
 
 /** Reads an INE front: page read plus Spanish re-read of the name and address rows. */
 export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
@@ -282,11 +188,11 @@ export async function readIneFront(bytes: Uint8Array): Promise<ReadPage> {
 
 /**
  * The Spanish re-read of an INE front's name and address rows (`rereadSpanish`), in place, on a page
- * already read; `OCR_SPANISH_REREAD=0` skips it.
+ * already read; skipped when `OcrSettings.spanishReread` is off.
  */
 export async function rereadIneFrontRows(page: ReadPage): Promise<ReadPage> {
   const t = performance.now();
-  if (process.env.OCR_SPANISH_REREAD !== '0') {
+  if (ocrSettings().spanishReread) {
     const { name, address } = ineTextRegions(page.lines);
     await rereadSpanish(page, [...name, ...address] as PipelineLine[]);
   }
@@ -301,7 +207,7 @@ export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
   await rereadBarcodeRow(page, await getPaddle());
   page.timings.barcodeMs = performance.now() - t;
   t = performance.now();
-  if (process.env.OCR_SPANISH_REREAD !== '0') {
+  if (ocrSettings().spanishReread) {
     const r = billTextRegions(page.lines);
     await rereadBillRows(page, [...(r.name ? [r.name] : []), ...r.address] as PipelineLine[]);
   }
@@ -313,20 +219,20 @@ export async function readBill(bytes: Uint8Array): Promise<ReadPage> {
 export async function readPassport(bytes: Uint8Array): Promise<ReadPage> {
   const page = await readPage(bytes);
   const t = performance.now();
-  if (process.env.OCR_SPANISH_REREAD !== '0') await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
+  if (ocrSettings().spanishReread) await rereadSpanish(page, passportTextRegions(page.lines) as PipelineLine[]);
   page.timings.tesseractMs = performance.now() - t;
   return page;
 }
 
 /**
  * Other line sets for the MRZ of a page whose rows, as read, fail the check digits: every MRZ row read again as
- * one whole-row crop at each height factor of `scales` (default `MRZ_ROW_HEIGHT_SCALES`; `mrz-row-reread.ts`: rows the detector split
+ * one whole-row crop at each height factor of `scales` (default `OcrSettings.mrzRowScales`; `mrz-row-reread.ts`: rows the detector split
  * or cut are rejoined, rows that dropped characters often read whole with another margin), put in place of
  * its fragments. Per factor, one set per non-empty combination of re-read rows (at most 7), the set with every
  * row re-read last; for the caller to keep the first set whose check digits pass. `rowLength`: characters
  * per row (44 for TD3).
  */
-export async function mrzRowAlternatives(page: ReadPage, rowLength: number, scales: readonly number[] = MRZ_ROW_HEIGHT_SCALES): Promise<PipelineLine[][]> {
+export async function mrzRowAlternatives(page: ReadPage, rowLength: number, scales: readonly number[] = ocrSettings().mrzRowScales): Promise<PipelineLine[][]> {
   const t = performance.now();
   const ocr = await getPaddle();
   const angle = (page.skewDeg * Math.PI) / 180;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ValidityCheck } from '../../../../domain/ocr/authenticity.ts';
 import { OcrError } from '../../../../domain/ocr/errors.ts';
-import { buildIneResult } from '../../../../domain/ocr/identity.ts';
-import type { OcrLine } from '../../../../domain/ocr/text.ts';
+import { extractIne } from '../../../../domain/ocr/extract-ine.ts';
 import type { ExtractIdOutput } from '../../../../models/ocr/jobs.ts';
 import type { ApiApp } from '../../app.ts';
 import type { AppContext } from '../../context.ts';
@@ -85,21 +84,15 @@ export function registerOcrExtractId(app: ApiApp, ctx: AppContext): void {
       const withAuth = parseBool('include_authenticity', input.fields.get('include_authenticity'));
       const today = todayOf(ctx.clock.now());
 
-      // With a back, the two sides are read on two workers in parallel and combined here (pure domain
-      // logic, well under a millisecond); otherwise one job does everything.
-      const extract: Promise<ExtractIdOutput> = back
-        ? Promise.all([
-            ctx.jobs.run<unknown, { lines: OcrLine[] }>('ocr.readPage', { image: new Uint8Array(front), kind: 'ineFront' }),
-            ctx.jobs.run<unknown, { lines: OcrLine[] }>('ocr.readPage', { image: new Uint8Array(back), kind: 'back' }),
-          ]).then(([f, b]) => {
-            try {
-              return { type: 'ine' as const, ...buildIneResult(f.lines, b.lines, today), engines: [], timings: {} };
-            } catch (e) {
+      // INE: the shared orchestration (`domain/ocr/extract-ine.ts`, also run by the evaluation scripts):
+      // with a back, the two sides are read on two workers in parallel and combined there.
+      const extract: Promise<ExtractIdOutput> =
+        docType === 'ine'
+          ? extractIne((type, job) => ctx.jobs.run(type, job), { front: new Uint8Array(front), back: back ? new Uint8Array(back) : null, today }).catch((e: unknown) => {
               if (e instanceof OcrError) throw ocrError(e.code, e.message, e.details);
               throw e;
-            }
-          })
-        : ctx.jobs.run<unknown, ExtractIdOutput>('ocr.extractId', { front: new Uint8Array(front), back: null, documentType: docType, today });
+            })
+          : ctx.jobs.run<unknown, ExtractIdOutput>('ocr.extractId', { front: new Uint8Array(front), back: null, documentType: docType, today });
       const authStarted = performance.now();
       const auth = withAuth
         ? ctx.jobs

@@ -1,0 +1,81 @@
+/**
+ * Settings of the OCR pipeline, one object per worker thread. The pipeline reads them here, never from
+ * `process.env`: the worker passes the validated configuration (`apps/api/config.ts`, OCR block) once
+ * through `configure` (`jobs.ts`), and evaluation scripts call {@link setOcrSettings} to compare variants.
+ * The defaults are the measured production choices (docs/ocr.md).
+ */
+
+/** How the MRZ rows' recogniser output is decoded. */
+export type MrzDecoder = 'constrained' | 'greedy';
+
+export interface OcrSettings {
+  /**
+   * ONNX Runtime intra-op threads of each PaddleOCR model (detector, recogniser, direction classifier).
+   * Default 1: measured faster than 2 on the 2-core target, where the pool's two workers already read an
+   * INE's two sides in parallel (docs/ocr.md, latency table). Read when the models load (first job).
+   */
+  onnxThreads: number;
+  /** Longest side (px) of the image fed to the text detector (PaddleOCR `det_limit_side_len`; default 960). */
+  detMaxSide: number;
+  /** Re-read INE/passport name and address rows and bill holder rows with Tesseract `spa` (default true). */
+  spanishReread: boolean;
+  /**
+   * `constrained` (default): MRZ rows re-decoded from the recogniser's posteriors at the layout's length
+   * (`mrz-rows.ts`, docs/mrz.md); `greedy` keeps PaddleOCR's greedy CTC reading (for comparisons).
+   */
+  mrzDecoder: MrzDecoder;
+  /**
+   * Crop height factors (x the detected row height) at which MRZ rows that fail their check digits are
+   * read again as whole rows, tried in this order (`mrz-row-reread.ts`; chosen on passports, docs/ocr.md).
+   */
+  mrzRowScales: readonly number[];
+}
+
+/** Today's production behaviour. */
+export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
+  onnxThreads: 1,
+  detMaxSide: 960,
+  spanishReread: true,
+  mrzDecoder: 'constrained',
+  mrzRowScales: Object.freeze([1.3, 1, 1.15, 1.45, 1.6]),
+});
+
+let current: Readonly<OcrSettings> = DEFAULT_OCR_SETTINGS;
+
+/** The settings in force in this thread. */
+export function ocrSettings(): Readonly<OcrSettings> {
+  return current;
+}
+
+/**
+ * Replaces some settings in this thread (the rest keep their value). `onnxThreads` takes effect only if
+ * the models are not loaded yet (they load on the first job).
+ * @throws RangeError on a non-positive thread count or side, or an empty/non-positive scale list
+ */
+export function setOcrSettings(patch: Partial<OcrSettings>): void {
+  const next = { ...current, ...patch };
+  if (!Number.isInteger(next.onnxThreads) || next.onnxThreads < 1) throw new RangeError(`onnxThreads must be a positive integer, got ${next.onnxThreads}`);
+  if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
+  if (!next.mrzRowScales.length || !next.mrzRowScales.every((s) => Number.isFinite(s) && s > 0)) throw new RangeError(`mrzRowScales must be positive numbers, got ${next.mrzRowScales.join(',')}`);
+  current = Object.freeze({ ...next, mrzRowScales: Object.freeze([...next.mrzRowScales]) });
+}
+
+/** The OCR block of the validated configuration (`apps/api/config.ts`), typed structurally. */
+export interface OcrConfig {
+  OCR_ONNX_THREADS: number;
+  OCR_DET_MAX_SIDE: number;
+  OCR_SPANISH_REREAD: '0' | '1';
+  OCR_MRZ_DECODER: MrzDecoder;
+  OCR_MRZ_ROW_SCALES: readonly number[];
+}
+
+/** The settings a configuration selects. */
+export function settingsFromConfig(config: OcrConfig): OcrSettings {
+  return {
+    onnxThreads: config.OCR_ONNX_THREADS,
+    detMaxSide: config.OCR_DET_MAX_SIDE,
+    spanishReread: config.OCR_SPANISH_REREAD !== '0',
+    mrzDecoder: config.OCR_MRZ_DECODER,
+    mrzRowScales: config.OCR_MRZ_ROW_SCALES,
+  };
+}
