@@ -1,6 +1,6 @@
 /**
  * Settings of the OCR pipeline, one object per worker thread. The pipeline reads them here, never from
- * `process.env`: the worker passes the validated configuration (`apps/api/config.ts`, OCR block) once
+ * environment variables: the worker passes the validated configuration (`apps/api/config.ts`, OCR block) once
  * through `configure` (`jobs.ts`), and evaluation scripts call {@link setOcrSettings} to compare variants.
  * The defaults are the measured production choices (docs/ocr.md).
  */
