@@ -4,8 +4,8 @@ import { OcrError } from '../../../../domain/ocr/errors.ts';
 import { buildIneResult } from '../../../../domain/ocr/identity.ts';
 import type { OcrLine } from '../../../../domain/ocr/text.ts';
 import type { ExtractIdOutput } from '../../../../models/ocr/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, maskCode, ocrError, parseBool, readOcrInput, todayOf } from './common.ts';
 
 const S = (d: string, example?: string) => (example ? z.string().describe(d).meta({ example }) : z.string().describe(d));
@@ -60,7 +60,7 @@ const FILE_FIELDS = ['front', 'image', 'back'] as const;
  * body with base64 strings. With `include_authenticity=true` the authenticity job runs in parallel.
  * Emits `ocr.completed` and `ocr.id.extracted` (codes masked: the event log is not a PII store).
  */
-export function registerOcrExtractId(app: ApiApp, ctx: AppContext): void {
+export function registerOcrExtractId(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/ocr/extract/id',
