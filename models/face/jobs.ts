@@ -1,5 +1,5 @@
 /**
- * Face job handlers for the inference workers (`apps/worker/handlers.ts` imports this module lazily).
+ * Face job handlers for the inference workers (the face manifest, `apps/capabilities/face.ts`, has the worker import this module lazily).
  * Inputs carry image bytes as `Uint8Array`; outputs are plain structured-clone-able objects. Domain
  * failures are thrown as coded errors (`domain/face/errors.ts`) that the job-queue port turns into
  * `JobFailedError.code/details`.
