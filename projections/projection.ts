@@ -17,7 +17,7 @@ export interface ProjectionDeps {
  * `npm run cli -- replay` calls `reset` (when given), truncates `collections`, zeroes the checkpoint and
  * replays the whole log.
  *
- * Projections are listed in `projections/index.ts`.
+ * Projections are listed by the capability manifests that own them (`apps/capabilities/*.ts`).
  */
 export interface Projection {
   /** Unique name; also the checkpoint's key. */

@@ -37,7 +37,7 @@ const { values: args } = parseArgs({
 });
 if (args.engine === 'paddle') setOcrSettings({ spanishReread: false });
 /** The route's job queue stand-in: the worker's own handlers, one job at a time. */
-const runJob: RunReadPageJob = serially((type, input) => handlers[type]!(input));
+const runJob: RunReadPageJob = serially((type, input) => handlers[type](input));
 const sharp = (await import('sharp')).default;
 /** The image as sent: upside down with `--rotate180`. */
 const turn = async (b: Buffer): Promise<Uint8Array> => new Uint8Array(args.rotate180 ? await sharp(b).rotate(180).jpeg({ quality: 90 }).toBuffer() : b);
@@ -85,12 +85,12 @@ for (const type of types) {
         got = flatten(r.fields as unknown as Record<string, unknown>);
         validation = r.validation;
       } else if (type === 'passport') {
-        const r = await handlers['ocr.extractId']!({ front: await turn(doc.images.front!.data), back: null, documentType: type, today });
-        got = flatten(r.fields);
+        const r = await handlers['ocr.extractId']({ front: await turn(doc.images.front!.data), back: null, documentType: type, today });
+        got = flatten(r.fields as unknown as Record<string, unknown>);
         validation = r.validation;
       } else {
-        const r = await handlers['ocr.extractDocument']!({ image: await turn(doc.images.front!.data), documentType: type, today });
-        got = flatten(r.fields);
+        const r = await handlers['ocr.extractDocument']({ image: await turn(doc.images.front!.data), documentType: type, today });
+        got = flatten(r.fields as unknown as Record<string, unknown>);
         validation = { mrz: 'not_present', curp: 'not_present', expired: null };
       }
     } catch (e) {

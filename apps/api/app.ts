@@ -9,7 +9,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { AppContext } from './context.ts';
+import type { Platform } from '../platform/types.ts';
 import { registerEdge } from './edge.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
@@ -24,7 +24,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * Builds the HTTP edge as a Fastify instance (not listening), so tests can `inject()` or `listen()` it.
  * `extend` may register extra routes before the app is ready (tests register a priced route this way).
  */
-export async function buildApp(ctx: AppContext, extend?: (app: ApiApp) => void | Promise<void>): Promise<ApiApp> {
+export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | Promise<void>): Promise<ApiApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     genReqId: (req) => {

@@ -5,7 +5,7 @@ import { API_KEY_PATTERN, hashApiKey, hashesEqual, type Permission } from '../..
 import type { Tenant } from '../../domain/tenancy/tenancy.ts';
 import type { Config } from './config.ts';
 import { PlatformErrors } from './errors.ts';
-import type { TenancyView } from './tenancy-view.ts';
+import type { TenancyView } from '../platform/tenancy-view.ts';
 
 /** Who is calling: set on `request.auth` by the authentication hook. */
 export interface AuthContext {

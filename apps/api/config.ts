@@ -16,6 +16,22 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   /** Where the embedded adapters keep their files (event log, read models, blobs, outbox, index). */
   DATA_DIR: z.string().default('./data'),
+
+  // --- adapter selection: one variable per port, read only by its factory `infra/<port>/index.ts` ---
+  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`). */
+  EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
+  /** Read models: `sqlite` (`DATA_DIR/read-models.sqlite`) or `postgres` (`DATABASE_URL`); unset = `postgres` when DATABASE_URL is set. */
+  READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
+  /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads). */
+  JOB_QUEUE: z.enum(['worker-threads']).default('worker-threads'),
+  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler). */
+  WORKFLOWS: z.enum(['sqlite']).default('sqlite'),
+  /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
+  VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
+  /** Blob store: `local` (`DATA_DIR/blobs`). */
+  BLOB_STORE: z.enum(['local']).default('local'),
+  /** Outgoing mail: `outbox` (`.eml` files in `DATA_DIR/outbox`) or `smtp` (`SMTP_URL`); unset = `smtp` when SMTP_URL is set. */
+  MAIL: z.enum(['outbox', 'smtp']).optional(),
   /** PostgreSQL for the read models (scaled-out adapter); unset = SQLite under DATA_DIR. */
   DATABASE_URL: optionalString,
   /** Schema of the PostgreSQL read models. */
@@ -44,7 +60,7 @@ export const ConfigSchema = z.object({
 
   // --- face recognition (docs/face.md) ---
   /**
-   * Face detector of the single-face operations, read by the inference workers from the environment:
+   * Face detector of the single-face operations (applied in each inference worker by `configure`):
    * `auto` (Tiny Face Detector, SSD MobileNet v1 when it finds nothing), `ssd` or `tiny`.
    */
   FACE_DETECTOR: z.enum(['auto', 'ssd', 'tiny']).default('auto'),
@@ -116,7 +132,8 @@ export const ConfigSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   /** How often (ms) the embedded workflow engine looks for due timers. */
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
-  // --- OCR (docs/ocr.md). Passed by each inference worker thread to `configure` (models/ocr/jobs.ts).
+  // --- OCR (docs/ocr.md). Handed to the inference workers with the rest of this configuration; applied by
+  // each worker thread through `configure` (models/ocr/jobs.ts).
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Longest side (px) fed to the text detector. */

@@ -4,7 +4,7 @@ import { InsufficientCreditsError, availableCredits } from '../../domain/credits
 import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
 import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
-import type { AppContext } from './context.ts';
+import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
 import { ConcurrencyLimiter, SlidingWindowLimiter } from './rate-limiter.ts';
 
@@ -47,7 +47,7 @@ export interface EdgeState {
  * - onSend: commit the reservation on 2xx, release it otherwise; set the billing headers on every response;
  * - onResponse: free the concurrency slot; append the usage event.
  */
-export function registerEdge(app: ApiApp, ctx: AppContext): void {
+export function registerEdge(app: ApiApp, ctx: Platform): void {
   const authenticator = new Authenticator(ctx.tenancy, ctx.config);
   const rate = new SlidingWindowLimiter();
   const concurrency = new ConcurrencyLimiter();
@@ -185,7 +185,7 @@ function insufficientCredits(request: FastifyRequest, error: InsufficientCredits
   });
 }
 
-async function setBillingHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const now = ctx.clock.now();
   const auth = request.auth;
   reply.header('X-Request-Id', request.id);
@@ -214,7 +214,7 @@ async function setBillingHeaders(ctx: AppContext, request: FastifyRequest, reply
 }
 
 /** Publishes `user.credits.low` when this charge took the balance under the configured fraction of the allowance. */
-async function maybeCreditsLow(ctx: AppContext, request: FastifyRequest, charged: number): Promise<void> {
+async function maybeCreditsLow(ctx: Platform, request: FastifyRequest, charged: number): Promise<void> {
   const auth = request.auth!;
   const allowance = PLANS[auth.tenant.plan].monthlyCredits;
   if (allowance === null) return;

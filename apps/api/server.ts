@@ -5,7 +5,7 @@
 import { buildApp } from './app.ts';
 import { bootstrapIfEmpty } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
-import { createContext } from './context.ts';
+import { createPlatform } from '../platform/platform.ts';
 
 let config;
 try {
@@ -15,7 +15,7 @@ try {
   process.exit(1);
 }
 
-const ctx = await createContext(config);
+const ctx = await createPlatform(config, { kind: 'api' });
 const first = config.BOOTSTRAP ? await bootstrapIfEmpty(ctx.events) : null;
 if (first) await ctx.tenancy.catchUp();
 const app = await buildApp(ctx);

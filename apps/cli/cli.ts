@@ -12,18 +12,14 @@
  *   replay                                                            -> {"events", "projections": {...}}
  */
 import { parseArgs } from 'node:util';
-import { join, resolve } from 'node:path';
 import { loadConfig } from '../api/config.ts';
-import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-store.ts';
-import { SqliteReadModelStore } from '../../infra/read-models/sqlite/sqlite-read-models.ts';
-import { PostgresReadModelStore } from '../../infra/read-models/postgres/postgres-read-models.ts';
+import { createPlatform } from '../platform/platform.ts';
 import { TenancyError, changePlan, createApiKey, createTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { projections } from '../../projections/index.ts';
-import { createVectorIndex } from '../api/vector-index.ts';
+import { projectionsOf } from '../capabilities/index.ts';
 
 class UsageError extends Error {}
 
@@ -64,9 +60,8 @@ function parseCli(argv: string[]) {
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
-  const config = loadConfig();
-  const dataDir = resolve(config.DATA_DIR);
-  const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+  const platform = await createPlatform(loadConfig(), { kind: 'cli' });
+  const store = platform.events;
   const need = (name: keyof typeof values): string => {
     const v = values[name];
     if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
@@ -117,12 +112,8 @@ async function main(argv: string[]): Promise<void> {
         return out({ tenant_id: tenantId, granted: amount, available_credits: available ?? 'unlimited' });
       }
       case 'replay': {
-        const readModels = config.DATABASE_URL ? PostgresReadModelStore.create(config.DATABASE_URL, config.DATABASE_SCHEMA) : new SqliteReadModelStore(join(dataDir, 'read-models.sqlite'));
-        const vectorIndex = await createVectorIndex(config, dataDir);
         const t0 = performance.now();
-        const report = await ProjectionRunner.replay(store, projections, { store: readModels, vectorIndex });
-        await readModels.close();
-        await vectorIndex.close();
+        const report = await ProjectionRunner.replay(store, projectionsOf(platform.capabilities), { store: platform.readModels, vectorIndex: platform.vectorIndex });
         return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
       }
       default:
@@ -131,7 +122,7 @@ async function main(argv: string[]): Promise<void> {
         );
     }
   } finally {
-    await store.close();
+    await platform.close();
   }
 }
 

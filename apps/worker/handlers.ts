@@ -1,30 +1,38 @@
 /**
- * Job type -> handler module. Modules are imported lazily, so a worker loads a model set only when
- * the first job that needs it arrives, and keeps it for the next jobs.
- * A module exports `handlers: Record<string, JobHandler>`; add one line per module.
+ * The inference worker's handler table, derived from the capability manifests (`apps/capabilities`):
+ * each job type resolves to its capability's handler module, imported lazily, so a worker loads a model
+ * set only when the first job that needs it arrives, and keeps it for the next jobs. A module's
+ * `configure(config)` runs once, right after it is loaded, with the worker's validated configuration.
  */
-export type JobHandler = (input: any) => Promise<unknown>;
-type HandlerModule = { handlers: Record<string, JobHandler> };
+import type { JobGroup, JobHandler, JobHandlerModule } from '../../infra/ports/job-queue.ts';
+import { capabilities, jobTableOf } from '../capabilities/index.ts';
 
-const modules: Record<string, () => Promise<HandlerModule>> = {
-  system: () => import('./system-jobs.ts'),
-  ocr: () => import('../../models/ocr/jobs.ts'),
-  face: () => import('../../models/face/jobs.ts'),
-};
+const table = jobTableOf(capabilities);
+const loaded = new Map<JobGroup, Promise<JobHandlerModule>>();
+let workerConfig: unknown = null;
 
-const cache = new Map<string, Promise<HandlerModule>>();
+/** Sets the configuration handed to each handler module's `configure` (call before the first job). */
+export function configureWorker(config: unknown): void {
+  workerConfig = config;
+}
 
-/** Resolves the handler for `jobType` (`<module>.<name>`); throws an `unknown_job` coded error when absent. */
-export async function resolveHandler(jobType: string): Promise<JobHandler> {
-  const moduleName = jobType.split('.')[0] ?? '';
-  const load = modules[moduleName];
-  if (!load) throw Object.assign(new Error(`unknown job type ${jobType}`), { code: 'unknown_job' });
-  let mod = cache.get(moduleName);
+function unknownJob(jobType: string): Error {
+  return Object.assign(new Error(`unknown job type ${jobType}`), { code: 'unknown_job' });
+}
+
+/** Resolves the handler for `jobType`; throws an `unknown_job` coded error when no capability declares it. */
+export async function resolveHandler(jobType: string): Promise<JobHandler<never, unknown>> {
+  const group = table.get(jobType);
+  if (!group) throw unknownJob(jobType);
+  let mod = loaded.get(group);
   if (!mod) {
-    mod = load();
-    cache.set(moduleName, mod);
+    mod = group.load().then((m) => {
+      if (workerConfig !== null) m.configure?.(workerConfig);
+      return m;
+    });
+    loaded.set(group, mod);
   }
   const handler = (await mod).handlers[jobType];
-  if (!handler) throw Object.assign(new Error(`unknown job type ${jobType}`), { code: 'unknown_job' });
+  if (!handler) throw unknownJob(jobType);
   return handler;
 }

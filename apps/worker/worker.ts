@@ -1,9 +1,14 @@
 /**
  * Inference worker entry (a `worker_threads` worker of the embedded job queue). Receives
- * `{ type, input }`, runs the handler for `type`, and answers with an envelope so coded domain errors
- * (`code`, `details`) survive the thread boundary intact.
+ * `{ type, input }`, runs the handler for `type` (from the capability manifests, `./handlers.ts`), and
+ * answers with an envelope so coded domain errors (`code`, `details`) survive the thread boundary intact.
+ * The validated configuration arrives as `workerData.config` (the job-queue factory passes it).
  */
-import { resolveHandler } from './handlers.ts';
+import { workerData } from 'node:worker_threads';
+import { configureWorker, resolveHandler } from './handlers.ts';
+
+const data = workerData as { config?: unknown } | null | undefined;
+if (data?.config) configureWorker(data.config);
 
 export type JobEnvelope =
   | { ok: true; result: unknown }
@@ -12,7 +17,7 @@ export type JobEnvelope =
 export default async function runJob(task: { type: string; input: unknown }): Promise<JobEnvelope> {
   try {
     const handler = await resolveHandler(task.type);
-    return { ok: true, result: await handler(task.input) };
+    return { ok: true, result: await handler(task.input as never) };
   } catch (error) {
     const e = error as { message?: string; code?: unknown; details?: unknown };
     return {

@@ -20,7 +20,7 @@
  */
 import { canonicalAlias } from './alias.ts';
 import { isDisposableDomain, isFreeProvider, isRoleBased, suggestCorrection } from './lists.ts';
-import type { GravatarChecker, MailDomainLookup, MailDomainResolver, SmtpFlags, SmtpProber } from './ports.ts';
+import type { GravatarChecker, MailDomainLookup, MailDomainResolver, SmtpFlags, SmtpProber } from '../../infra/ports/email-verifier.ts';
 import { parseEmailAddress } from './syntax.ts';
 
 export type EmailStatus = 'VALID' | 'INVALID_FORMAT' | 'INVALID_DOMAIN' | 'DISPOSABLE' | 'ERROR';

@@ -17,7 +17,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
-import type { MailDomainLookup, MailDomainResolver, MailExchanger } from '../../domain/email/ports.ts';
+import type { MailDomainLookup, MailDomainResolver, MailExchanger } from '../ports/email-verifier.ts';
 
 export interface DnsResolverOptions {
   /** Recursive servers; default the system's. */

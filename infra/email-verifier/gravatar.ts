@@ -7,7 +7,7 @@
  * not one per address. It never rejects.
  */
 import { createHash } from 'node:crypto';
-import type { GravatarChecker } from '../../domain/email/ports.ts';
+import type { GravatarChecker } from '../ports/email-verifier.ts';
 
 export interface GravatarOptions {
   /** Default `https://gravatar.com/avatar/`. */

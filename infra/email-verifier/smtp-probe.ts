@@ -26,7 +26,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import type { MailExchanger, SmtpFlags, SmtpProbeResult, SmtpProber } from '../../domain/email/ports.ts';
+import type { MailExchanger, SmtpFlags, SmtpProbeResult, SmtpProber } from '../ports/email-verifier.ts';
 
 export interface SmtpProbeOptions {
   /** Name sent in EHLO/HELO; should be this host's public name with matching reverse DNS. */

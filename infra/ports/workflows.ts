@@ -51,6 +51,21 @@ export interface ProcessManager<S> {
 
 export type Activity = (input: any, context: { workflowId: string; activityId: string }) => Promise<unknown>;
 
+/** A process manager bound to the activities its effects name, as a capability hands it to the engine. */
+export interface RegisteredProcessManager {
+  /** The workflow type name ({@link ProcessManager.name}). */
+  name: string;
+  /** The activity names it may schedule. */
+  activities: readonly string[];
+  /** Registers the process manager and its activities with `engine` (before `engine.run()`). */
+  register(engine: WorkflowEngine): void;
+}
+
+/** Binds `process` to its `activities` (see {@link RegisteredProcessManager}). */
+export function bindProcessManager<S>(process: ProcessManager<S>, activities: Record<string, Activity>): RegisteredProcessManager {
+  return { name: process.name, activities: Object.keys(activities), register: (engine) => engine.register(process, activities) };
+}
+
 export interface WorkflowStatus<S = unknown> {
   workflowId: string;
   name: string;

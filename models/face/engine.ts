@@ -43,9 +43,13 @@ export const DETECTION_MAX_SIDE = 1024;
 /** Longer side (px) of the image inside the padded retry frame (frame side 3x this at most, 1023 px). */
 export const PADDED_RETRY_MAX_SIDE = 341;
 
-/** Detector used when none is named (env `FACE_DETECTOR`: `auto` default, `ssd`, `tiny`). */
-export const DEFAULT_DETECTOR: DetectorName =
-  process.env.FACE_DETECTOR === 'tiny' ? 'tiny' : process.env.FACE_DETECTOR === 'ssd' ? 'ssd' : 'auto';
+/** Detector used when none is named: `FACE_DETECTOR` of the validated configuration, set by {@link setDefaultDetector}. */
+let defaultDetector: DetectorName = 'auto';
+
+/** Sets the detector of the single-face operations (the worker calls it with `FACE_DETECTOR`). */
+export function setDefaultDetector(detector: DetectorName): void {
+  defaultDetector = detector;
+}
 
 /**
  * Which detector to use. `ssd`: SSD MobileNet v1 (best recall, about 4x slower); `tiny`: Tiny Face
@@ -171,7 +175,7 @@ export class FaceImage {
    * Detects every face with its landmarks, best score first.
    * @param minConfidence detector score cut-off 0-1
    */
-  async detect(minConfidence = 0.5, detector: DetectorName = DEFAULT_DETECTOR): Promise<DetectedFace[]> {
+  async detect(minConfidence = 0.5, detector: DetectorName = defaultDetector): Promise<DetectedFace[]> {
     let faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, detector === 'auto' ? 'tiny' : detector);
     if (faces.length === 0 && detector === 'auto') faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, 'ssd');
     if (faces.length === 0) {

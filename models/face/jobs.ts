@@ -1,5 +1,5 @@
 /**
- * Face job handlers for the inference workers (`apps/worker/handlers.ts` imports this module lazily).
+ * Face job handlers for the inference workers (the face manifest, `apps/capabilities/face.ts`, has the worker import this module lazily).
  * Inputs carry image bytes as `Uint8Array`; outputs are plain structured-clone-able objects. Domain
  * failures are thrown as coded errors (`domain/face/errors.ts`) that the job-queue port turns into
  * `JobFailedError.code/details`.
@@ -19,7 +19,7 @@ import { compareDescriptors, type VerifyDecision } from '../../domain/face/verif
 import { livenessDecision, screenArtefactScore, type LivenessResult } from '../../domain/face/liveness.ts';
 import { landmarksFrom5, landmarksFrom68, type LandmarkSet } from '../../domain/face/landmarks.ts';
 import { decodeImage } from './image.ts';
-import { FaceImage, type Box, type DetectedFace, type FaceAttributes, type RaceClass } from './engine.ts';
+import { FaceImage, setDefaultDetector, type Box, type DetectedFace, type DetectorName, type FaceAttributes, type RaceClass } from './engine.ts';
 import type { Point } from './align.ts';
 
 /** Default detector score cut-off when the caller gives none. */
@@ -134,6 +134,14 @@ export async function describeFace(bytes: Uint8Array, imageName = 'image'): Prom
 }
 
 const round = (v: number, d = 4) => Math.round(v * 10 ** d) / 10 ** d;
+
+/**
+ * Applies the validated configuration to this worker's face models (called once per worker before the
+ * first job): `FACE_DETECTOR` picks the detector of the single-face operations.
+ */
+export function configure(config: { FACE_DETECTOR: DetectorName }): void {
+  setDefaultDetector(config.FACE_DETECTOR);
+}
 
 /** The job handlers, keyed by job type. */
 export const handlers = {

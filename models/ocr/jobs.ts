@@ -167,10 +167,10 @@ async function readPageJob(input: ReadPageJobInput): Promise<ReadPageJobOutput> 
   return { lines: page.lines.map((l) => ({ text: l.text, confidence: l.confidence, box: l.box })), timings: page.timings, engines };
 }
 
-/** Job type -> handler, as `apps/worker/handlers.ts` expects. */
-export const handlers: Record<string, (input: any) => Promise<any>> = {
+/** Job type -> handler; the OCR manifest (`apps/capabilities/ocr`) derives the typed job definitions from it. */
+export const handlers = {
   'ocr.extractId': (input: ExtractIdInput) => coded(extractId(input)),
-  'ocr.extractDocument': (input) => coded(extractDocument(input)),
-  'ocr.authenticity': (input) => coded(authenticity(input)),
-  'ocr.readPage': (input: ReadPageJobInput) => coded(readPageJob(input)),
-};
+  'ocr.extractDocument': (input: Parameters<typeof extractDocument>[0]) => coded(extractDocument(input)),
+  'ocr.authenticity': (input: Parameters<typeof authenticity>[0]) => coded(authenticity(input)),
+  'ocr.readPage': (input: Parameters<typeof readPageJob>[0]) => coded(readPageJob(input)),
+} satisfies Record<string, (input: never) => Promise<unknown>>;

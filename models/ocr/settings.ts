@@ -69,13 +69,17 @@ export interface OcrConfig {
   OCR_MRZ_ROW_SCALES: readonly number[];
 }
 
-/** The settings a configuration selects. */
-export function settingsFromConfig(config: OcrConfig): OcrSettings {
+/**
+ * The settings a configuration selects. A key the object lacks (a configuration built by hand, not by
+ * the schema) keeps its default.
+ */
+export function settingsFromConfig(config: Partial<OcrConfig>): OcrSettings {
+  const d = DEFAULT_OCR_SETTINGS;
   return {
-    onnxThreads: config.OCR_ONNX_THREADS,
-    detMaxSide: config.OCR_DET_MAX_SIDE,
-    spanishReread: config.OCR_SPANISH_REREAD !== '0',
-    mrzDecoder: config.OCR_MRZ_DECODER,
-    mrzRowScales: config.OCR_MRZ_ROW_SCALES,
+    onnxThreads: config.OCR_ONNX_THREADS ?? d.onnxThreads,
+    detMaxSide: config.OCR_DET_MAX_SIDE ?? d.detMaxSide,
+    spanishReread: config.OCR_SPANISH_REREAD === undefined ? d.spanishReread : config.OCR_SPANISH_REREAD !== '0',
+    mrzDecoder: config.OCR_MRZ_DECODER ?? d.mrzDecoder,
+    mrzRowScales: config.OCR_MRZ_ROW_SCALES ?? d.mrzRowScales,
   };
 }

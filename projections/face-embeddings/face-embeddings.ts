@@ -114,7 +114,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
   await flush();
 }
 
-/** The projection, listed in `projections/index.ts`. */
+/** The projection, listed by the face-matching manifest (`apps/capabilities/face-matching.ts`). */
 export const faceEmbeddingsProjection: Projection = {
   name: 'face-embeddings',
   collections: [EMBEDDINGS_COLLECTION],

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { loadConfig } from '../../apps/api/config.ts';
-import { createRegistryProvider } from '../../apps/api/routes/mex/runtime.ts';
+import { createRegistryProvider } from '../../infra/registry-provider/index.ts';
 import { startFakeProvider, type FakeProvider, type FakeProviderMode } from '../helpers/registry-fake-provider.ts';
 
 const GLORIA = { nombres: 'Gloria', primerApellido: 'Hernández', segundoApellido: 'García', sexo: 'M', fechaNacimiento: '1956-04-27', claveEntidad: '30' };

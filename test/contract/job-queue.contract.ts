@@ -4,7 +4,7 @@ import { JobFailedError, JobTimeoutError, type JobQueue } from '../../infra/port
 /**
  * Job-queue contract (any adapter): results come back, coded errors keep their code and details,
  * jobs run off the caller's thread, unknown job types fail cleanly, timeouts reject.
- * Uses the `system.*` jobs and the test-only `testing.*` jobs registered in `apps/worker/handlers.ts`.
+ * Uses the `system.*` jobs declared by the platform manifest (`apps/capabilities/platform.ts`).
  */
 export function jobQueueContract(name: string, factory: () => Promise<JobQueue> | JobQueue): void {
   describe(`job queue contract: ${name}`, () => {

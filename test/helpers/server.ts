@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildApp, type ApiApp } from '../../apps/api/app.ts';
 import { loadConfig, type Config } from '../../apps/api/config.ts';
-import { createContext, type AppContext, type ContextOverrides } from '../../apps/api/context.ts';
+import { createPlatform, type Platform, type PlatformOverrides } from '../../apps/platform/platform.ts';
 import { createApiKey, createTenant, setTenantLimits } from '../../domain/tenancy/operations.ts';
 import type { PlanName } from '../../domain/plans/plans.ts';
 import type { Permission } from '../../domain/tenancy/api-key.ts';
@@ -13,7 +13,7 @@ export interface TestServer {
   /** Base URL, e.g. `http://127.0.0.1:54321`. */
   url: string;
   app: ApiApp;
-  ctx: AppContext;
+  ctx: Platform;
   dataDir: string;
   /** Creates a tenant (default plan pro) and returns its id. */
   createTenant(plan?: PlanName, name?: string): Promise<string>;
@@ -34,9 +34,9 @@ export interface TestServerOptions {
   /** Configuration overrides (env-style names). */
   config?: Partial<Record<keyof Config, unknown>>;
   /** Port adapters to use instead of the embedded defaults (e.g. another event store). */
-  overrides?: ContextOverrides;
+  overrides?: PlatformOverrides;
   /** Registers extra routes before the server listens (e.g. a priced test route). */
-  extend?: (app: ApiApp, ctx: AppContext) => void | Promise<void>;
+  extend?: (app: ApiApp, ctx: Platform) => void | Promise<void>;
 }
 
 /**
@@ -46,7 +46,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sello-test-'));
   const config = loadConfig({}, { DATA_DIR: dataDir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 2, ...options.config });
-  const ctx = await createContext(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...options.overrides });
+  const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...options.overrides } });
   const app = await buildApp(ctx, options.extend ? (a) => options.extend!(a, ctx) : undefined);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };

@@ -10,7 +10,7 @@ import { generateDocument } from '../generators/index.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-const runJob: RunReadPageJob = serially((type, input) => handlers[type]!(input));
+const runJob: RunReadPageJob = serially((type, input) => handlers[type](input));
 const today = '2026-06-01';
 
 describe('extractIne', () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../apps/api/config.ts';
 import { configure } from '../../models/ocr/jobs.ts';
-import { DEFAULT_OCR_SETTINGS, ocrSettings, setOcrSettings } from '../../models/ocr/settings.ts';
+import { DEFAULT_OCR_SETTINGS, ocrSettings, setOcrSettings, settingsFromConfig } from '../../models/ocr/settings.ts';
 
 const modelsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../models/ocr');
 
@@ -20,6 +20,8 @@ describe('OCR settings', () => {
     setOcrSettings({ detMaxSide: 640, spanishReread: false });
     configure(loadConfig({}));
     expect(ocrSettings()).toEqual(DEFAULT_OCR_SETTINGS);
+    // A configuration object built by hand without the OCR keys keeps the defaults.
+    expect(settingsFromConfig({ OCR_DET_MAX_SIDE: 1280 })).toEqual({ ...DEFAULT_OCR_SETTINGS, detMaxSide: 1280 });
   });
 
   it('each OCR variable of the configuration reaches its setting', () => {

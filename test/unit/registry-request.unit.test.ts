@@ -97,7 +97,7 @@ describe('fingerprint key', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { loadConfig } = await import('../../apps/api/config.ts');
-    const { loadFingerprintKey } = await import('../../apps/api/routes/mex/runtime.ts');
+    const { loadFingerprintKey } = await import('../../infra/secrets/index.ts');
     const dir = mkdtempSync(join(tmpdir(), 'fp-key-'));
     try {
       const a = loadFingerprintKey(loadConfig({}, { DATA_DIR: dir }));

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadOrCreateKeyFile } from '../../infra/secrets/key-file.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
-import type { Clock, WorkflowEngine } from '../../infra/ports/workflows.ts';
+import { bindProcessManager, type Clock, type RegisteredProcessManager, type WorkflowEngine } from '../../infra/ports/workflows.ts';
 import { createSecretBox, parseSecretKey } from '../../domain/webhooks/secret-box.ts';
 import { createWebhookActivities } from './activities.ts';
 import { startWebhookFanout, type WebhookFanout } from './fanout.ts';
@@ -36,13 +35,7 @@ export interface WebhooksConfig {
 export function loadOrCreateSecretKey(config: WebhooksConfig): Buffer {
   if (config.secretKey) return parseSecretKey(config.secretKey);
   if (!config.dataDir) throw new Error('webhooks: set WEBHOOK_SECRET_KEY or give a data directory for the generated key');
-  const file = path.join(config.dataDir, 'webhook-secret.key');
-  if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8'));
-  mkdirSync(config.dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return key;
+  return loadOrCreateKeyFile(path.join(config.dataDir, 'webhook-secret.key'), { parse: (text) => parseSecretKey(text) });
 }
 
 export interface WebhooksRuntimeDeps {
@@ -53,12 +46,16 @@ export interface WebhooksRuntimeDeps {
   /** Brings the read models (the `webhooks` projection) up to date with the log. */
   catchUp: () => Promise<void>;
   config: WebhooksConfig;
+  /** The sealing key, when the caller holds it (the platform's secrets); else loaded from `config`. */
+  secretKey?: Buffer;
   logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 }
 
 export interface WebhooksRuntime {
   service: WebhookService;
   sender: WebhookSender;
+  /** The process managers this capability runs, with their activities (registered by `register`). */
+  processManagers: readonly RegisteredProcessManager[];
   /** Registers the delivery workflow with the engine (call before `engine.run()`). */
   register(): void;
   /** Starts the fan-out (after the engine runs). */
@@ -72,7 +69,7 @@ export interface WebhooksRuntime {
 /** Wires the webhooks capability: service (routes), delivery workflow + activities, fan-out. */
 export function createWebhooksRuntime(deps: WebhooksRuntimeDeps): WebhooksRuntime {
   const cfg = deps.config;
-  const secrets = createSecretBox(loadOrCreateSecretKey(cfg));
+  const secrets = createSecretBox(deps.secretKey ?? loadOrCreateSecretKey(cfg));
   const sender = createWebhookSender({ allowCidrs: cfg.allowCidrs, caCertsPath: cfg.caCertsPath, timeoutMs: cfg.timeoutMs });
   const service = createWebhookService({
     eventStore: deps.eventStore,
@@ -84,16 +81,17 @@ export function createWebhooksRuntime(deps: WebhooksRuntimeDeps): WebhooksRuntim
   });
   let fanout: WebhookFanout | null = null;
   let registered = false;
+  const processManagers: RegisteredProcessManager[] = [
+    bindProcessManager(webhookDeliveryProcess, createWebhookActivities({ eventStore: deps.eventStore, sender, secrets, clock: deps.clock, logger: deps.logger })),
+  ];
   return {
     service,
     sender,
+    processManagers,
     register() {
       if (registered) return;
       registered = true;
-      deps.engine.register(
-        webhookDeliveryProcess,
-        createWebhookActivities({ eventStore: deps.eventStore, sender, secrets, clock: deps.clock, logger: deps.logger }),
-      );
+      for (const pm of processManagers) pm.register(deps.engine);
     },
     async start() {
       this.register();

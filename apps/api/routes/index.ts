@@ -1,20 +1,11 @@
-import type { ApiApp } from '../app.ts';
-import type { AppContext } from '../context.ts';
-import { registerPlatformRoutes } from './platform/index.ts';
-import { registerMexRoutes } from './mex/index.ts';
-import { registerEmailRoutes } from './email/index.ts';
-import { registerWebhookRoutes } from './webhooks/index.ts';
-import { registerFaceMatchingRoutes } from './face-matching/index.ts';
-import { registerOcrRoutes } from './ocr/index.ts';
-import { registerFaceRoutes } from './face/index.ts';
+import type { ApiApp } from '../types.ts';
+import type { Platform } from '../../platform/types.ts';
 
-/** Every route group. One line per group. */
-export async function registerRoutes(app: ApiApp, ctx: AppContext): Promise<void> {
-  registerPlatformRoutes(app, ctx);
-  registerMexRoutes(app, ctx);
-  registerEmailRoutes(app, ctx);
-  registerWebhookRoutes(app, ctx);
-  registerFaceMatchingRoutes(app, ctx);
-  registerOcrRoutes(app, ctx);
-  registerFaceRoutes(app, ctx);
+/** Registers every capability's route group, in the order of the manifests (`apps/capabilities/index.ts`). */
+export async function registerRoutes(app: ApiApp, platform: Platform): Promise<void> {
+  for (const capability of platform.capabilities) {
+    if (!capability.routes) continue;
+    const register = await capability.routes();
+    await register(app, platform, platform.use(capability));
+  }
 }

@@ -1,6 +1,5 @@
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { JobFailedError, JobTimeoutError, type JobOptions, type JobQueue } from '../../ports/job-queue.ts';
 
 type Envelope = { ok: true; result: unknown } | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
@@ -12,8 +11,10 @@ export interface WorkerPoolOptions {
   maxQueue?: number;
   /** Default per-job timeout in ms; default 60 000. */
   timeoutMs?: number;
-  /** Worker entry module; default `apps/worker/worker-entry.mjs` (registers tsx, loads `worker.ts`). */
-  workerFile?: string;
+  /** Worker entry module (a file path): it default-exports `(task: {type, input}) => envelope`. */
+  workerFile: string;
+  /** Handed to every worker thread as `workerData` (the composition root passes the validated configuration). */
+  workerData?: unknown;
 }
 
 /**
@@ -26,12 +27,12 @@ export class WorkerPoolJobQueue implements JobQueue {
   private readonly timeoutMs: number;
   private completedCount = 0;
 
-  constructor(options: WorkerPoolOptions = {}) {
+  constructor(options: WorkerPoolOptions) {
     const threads = Math.max(1, options.threads ?? availableParallelism());
-    const filename = options.workerFile ?? fileURLToPath(new URL('../../../apps/worker/worker-entry.mjs', import.meta.url));
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.pool = new Piscina({
-      filename,
+      filename: options.workerFile,
+      workerData: options.workerData,
       // Workers keep their models loaded: an idle worker that exited would reload them (seconds) on the
       // next job, so every thread stays up for the life of the pool.
       minThreads: threads,

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startTestDnsServer, type TestDnsServer } from '../../helpers/email-dns-server.ts';
 import { startTestSmtpServer, type TestSmtpServer } from '../../helpers/email-smtp-server.ts';
 import { EMAIL_TEST_ZONE } from '../../helpers/email-fixture-zone.ts';
-import { overrideEmailVerifier } from '../../../apps/api/routes/email/verifier.ts';
+import { overrideEmailVerifier } from '../../../apps/platform/platform.ts';
 import { createEmailVerifier } from '../../../domain/email/verify-email.ts';
 
 const JWT_SECRET = 'email-test-dashboard-secret-0123456789';

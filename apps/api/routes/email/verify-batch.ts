@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { EmailErrorCodes, MAX_BATCH_EMAILS } from '../../../../domain/email/errors.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
 import { EmailErrorSchema, EmailResultSchema, EmailStatisticsSchema } from './schemas.ts';
-import { emailVerifierFor } from './verifier.ts';
+
 import { parseReachable, verifierFailure } from './verify.ts';
 
 export const EmailBatchBody = z
@@ -25,7 +25,7 @@ export const EmailBatchResponse = z.object({
 export type EmailBatchResponse = z.infer<typeof EmailBatchResponse>;
 
 /** `POST /v1/email/verify/batch` (spec, Email verification). 1 credit per request. */
-export function registerEmailVerifyBatch(app: ApiApp, ctx: AppContext): void {
+export function registerEmailVerifyBatch(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/email/verify/batch',
@@ -54,7 +54,7 @@ export function registerEmailVerifyBatch(app: ApiApp, ctx: AppContext): void {
       const reachable = parseReachable((body as Record<string, unknown>).reachable);
       let data;
       try {
-        data = await emailVerifierFor(ctx).verifyBatch(emails as string[], { reachable });
+        data = await ctx.emailVerifier.verifyBatch(emails as string[], { reachable });
       } catch (error) {
         throw verifierFailure(error, request.log);
       }

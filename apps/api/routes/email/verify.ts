@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { EmailErrorCodes } from '../../../../domain/email/errors.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
 import { BooleanQuery, EmailErrorSchema, EmailResultSchema } from './schemas.ts';
-import { emailVerifierFor } from './verifier.ts';
+
 
 export const EmailVerifyQuery = z.object({
   email: z.unknown().optional().describe('Address to verify (URL-encoded). Required.').meta({ example: 'juan.perez+banco@gmail.com' }),
@@ -35,7 +35,7 @@ export function verifierFailure(error: unknown, log: { error: (o: object, m: str
 }
 
 /** `GET /v1/email/verify` (spec, Email verification). 1 credit. */
-export function registerEmailVerify(app: ApiApp, ctx: AppContext): void {
+export function registerEmailVerify(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/v1/email/verify',
@@ -61,7 +61,7 @@ export function registerEmailVerify(app: ApiApp, ctx: AppContext): void {
       const reachable = parseReachable(query.reachable);
       let data;
       try {
-        data = await emailVerifierFor(ctx).verify(email, { reachable });
+        data = await ctx.emailVerifier.verify(email, { reachable });
       } catch (error) {
         throw verifierFailure(error, request.log);
       }

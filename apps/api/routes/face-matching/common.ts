@@ -1,36 +1,28 @@
 /**
- * Shared pieces of the face-matching routes: use-case dependencies from the context, the probe image ->
+ * Shared pieces of the face-matching routes: use-case dependencies from the platform, the probe image ->
  * 512-d template step (face group's `face.descriptor` job, then `buildTemplate`), multipart field
  * parsing, error mapping and the OpenAPI error schema.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { JobFailedError, JobTimeoutError } from '../../../../infra/ports/job-queue.ts';
 import { InvalidVectorError } from '../../../../infra/ports/vector-index.ts';
 import type { FaceMatchingDeps } from '../../../../domain/face-matching/deps.ts';
-import { FACE_MATCHING_ERRORS, FaceMatchingError, isFaceMatchingErrorCode } from '../../../../domain/face-matching/errors.ts';
+import { FACE_MATCHING_ERRORS, FaceMatchingError } from '../../../../domain/face-matching/errors.ts';
 import { buildTemplate, InvalidDescriptorError } from '../../../../domain/face-matching/template.ts';
-import type { AppContext } from '../../context.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { readMultipart, type MultipartBody } from '../../multipart.ts';
-
-/** Face image limit (spec, Limits: 5 MB per image). */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+import type { MultipartBody } from '../../multipart.ts';
+import { readImageForm } from '../../forms.ts';
+import { runMappedJob, type JobErrorMapping } from '../../job-errors.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
+import { faceMatchingCapability } from '../../../capabilities/face-matching.ts';
 
 /** Deadline of one inference job (descriptor or liveness) before the request fails with 503. */
 const JOB_TIMEOUT_MS = 30_000;
 
-/** The use cases' dependencies from the application context. */
-export function faceMatchingDeps(ctx: AppContext): FaceMatchingDeps {
-  return {
-    events: ctx.events,
-    readModels: ctx.readModels,
-    vectorIndex: ctx.vectorIndex,
-    catchUp: () => ctx.projections.catchUp(),
-    now: () => ctx.clock.now(),
-    newId: () => `emb_${randomUUID().replace(/-/g, '')}`,
-  };
+/** The use cases' dependencies, built once by the platform from the face-matching manifest. */
+export function faceMatchingDeps(ctx: Platform): FaceMatchingDeps {
+  return ctx.use(faceMatchingCapability);
 }
 
 /** A FaceMatchingError as the HTTP error (structured shape). */
@@ -49,12 +41,8 @@ export async function run<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Reads the multipart body: `image` up to 5 MB (413 `image_too_large` while streaming) and the text fields. */
-export async function readFaceForm(request: FastifyRequest): Promise<MultipartBody> {
-  return readMultipart(request, {
-    maxFileBytes: MAX_IMAGE_BYTES,
-    tooLarge: (field) => new ApiError(413, 'image_too_large', `${field} exceeds the 5 MB limit`, { field, max_bytes: MAX_IMAGE_BYTES }),
-    notMultipart: () => new ApiError(400, 'invalid_request', 'Expected a multipart/form-data body with an image file', { field: 'image' }),
-  });
+export function readFaceForm(request: FastifyRequest): Promise<MultipartBody> {
+  return readImageForm(request, 'Expected a multipart/form-data body with an image file', { field: 'image' });
 }
 
 /** The `image` file of the form. @throws ApiError 400 `missing_image`. */
@@ -70,44 +58,22 @@ export function field(form: MultipartBody, name: string): string | undefined {
   return v && v.length ? v[v.length - 1] : undefined;
 }
 
-/** A numeric text field in [min, max] (integer when asked). @throws ApiError 400 `invalid_request`. */
-export function numberField(form: MultipartBody, name: string, opts: { min: number; max: number; integer?: boolean }): number | undefined {
-  const raw = field(form, name);
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < opts.min || n > opts.max || (opts.integer && !Number.isInteger(n))) {
-    throw new ApiError(400, 'invalid_request', `${name} must be ${opts.integer ? 'an integer' : 'a number'} from ${opts.min} to ${opts.max}`, { field: name, value: raw.slice(0, 64) });
-  }
-  return n;
-}
-
-/** Output of the face group's `face.descriptor` job that the template needs (see models/face/jobs.ts). */
-interface DescriptorOutput {
-  descriptor128: number[];
-  descriptor1024: number[];
-  quality?: { score?: number };
-}
-
-function jobError(error: unknown): never {
-  if (error instanceof JobFailedError && isFaceMatchingErrorCode(error.code)) {
-    throw new ApiError(FACE_MATCHING_ERRORS[error.code], error.code, error.message, error.details);
-  }
-  if (error instanceof JobTimeoutError) throw new ApiError(503, 'service_unavailable', 'Face processing timed out; retry later');
-  throw error;
-}
+/**
+ * How the face jobs fail here: the face-matching codes with their status; busy or timed out is 503
+ * `service_unavailable`.
+ */
+const FACE_MATCHING_JOB_ERRORS: JobErrorMapping = {
+  statuses: FACE_MATCHING_ERRORS,
+  unavailable: (reason) => new ApiError(503, 'service_unavailable', reason === 'timeout' ? 'Face processing timed out; retry later' : 'Face processing is busy; retry shortly', {}, {}, { 'Retry-After': '2' }),
+};
 
 /**
  * Describes the single face of `image` and builds its 512-d template.
  * @throws ApiError with the face codes (`no_face_detected`, `multiple_faces_detected`, `image_too_small`,
  *   `unsupported_format`, `insufficient_quality`), or 503 when inference times out.
  */
-export async function templateOf(ctx: AppContext, image: Uint8Array): Promise<{ template: Float32Array; quality: number | null }> {
-  let out: DescriptorOutput;
-  try {
-    out = await ctx.jobs.run<{ image: Uint8Array; imageName: string }, DescriptorOutput>('face.descriptor', { image, imageName: 'image' }, { timeoutMs: JOB_TIMEOUT_MS });
-  } catch (error) {
-    jobError(error);
-  }
+export async function templateOf(ctx: Platform, image: Uint8Array): Promise<{ template: Float32Array; quality: number | null }> {
+  const out = await runMappedJob(ctx.jobs, faceJobs['face.descriptor'], { image, imageName: 'image' }, FACE_MATCHING_JOB_ERRORS, undefined, { timeoutMs: JOB_TIMEOUT_MS });
   try {
     const q = out.quality?.score;
     return { template: buildTemplate(out), quality: typeof q === 'number' && Number.isFinite(q) ? Math.round(q * 1e4) / 1e4 : null };
@@ -118,18 +84,9 @@ export async function templateOf(ctx: AppContext, image: Uint8Array): Promise<{ 
 }
 
 /** Liveness score 0-1 of the face in `image` from the face group's `face.liveness` job (`anti_spoofing_score`). */
-export async function livenessOf(ctx: AppContext, image: Uint8Array): Promise<number> {
-  try {
-    const r = await ctx.jobs.run<{ image: Uint8Array }, { anti_spoofing_score: number }>('face.liveness', { image }, { timeoutMs: JOB_TIMEOUT_MS });
-    return Math.round(r.anti_spoofing_score * 1e4) / 1e4;
-  } catch (error) {
-    jobError(error);
-  }
-}
-
-/** Seconds since `start` (performance.now() ms), 3 decimals (spec: `processing_time` in seconds). */
-export function seconds(start: number): number {
-  return Math.round(performance.now() - start) / 1000;
+export async function livenessOf(ctx: Platform, image: Uint8Array): Promise<number> {
+  const r = await runMappedJob(ctx.jobs, faceJobs['face.liveness'], { image }, FACE_MATCHING_JOB_ERRORS, undefined, { timeoutMs: JOB_TIMEOUT_MS });
+  return Math.round(r.anti_spoofing_score * 1e4) / 1e4;
 }
 
 const codeList = (codes: readonly string[]) => codes.map((c) => `\`${c}\``).join(', ');

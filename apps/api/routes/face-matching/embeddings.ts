@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { deleteEmbedding, purgeEmbeddings } from '../../../../domain/face-matching/delete-embeddings.ts';
 import { listEmbeddings } from '../../../../domain/face-matching/list-embeddings.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
 import { errorSchema, faceMatchingDeps, run } from './common.ts';
 
@@ -34,7 +34,7 @@ const badRequest = errorSchema(['validation_error', 'invalid_request']).describe
  * `GET /v1/face-matching/embeddings`, `DELETE /v1/face-matching/embeddings/:embeddingId`,
  * `DELETE /v1/face-matching/embeddings[?subject_id=]`. Free (not in the spec's credit table).
  */
-export function registerFaceMatchingEmbeddings(app: ApiApp, ctx: AppContext): void {
+export function registerFaceMatchingEmbeddings(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/v1/face-matching/embeddings',

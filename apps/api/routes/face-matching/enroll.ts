@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { enrollFace, parseMetadata, validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
-import { faceMatchingDeps, field, imageErrorResponses, imageOf, livenessOf, numberField, readFaceForm, run, seconds, templateOf } from './common.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import { faceMatchingDeps, field, imageErrorResponses, imageOf, livenessOf, readFaceForm, run, templateOf } from './common.ts';
+import { numberField, secondsSince } from '../../forms.ts';
 
 export const EnrollResponse = z.object({
   success: z.literal(true),
@@ -20,7 +21,7 @@ export const EnrollResponse = z.object({
  * `quality_score`, `liveness_score` (computed when absent, and said so), `enrollment_source`, `metadata`
  * (a JSON object string). Appends `FaceEmbeddingEnrolled`; the embedding is searchable on return.
  */
-export function registerFaceMatchingEnroll(app: ApiApp, ctx: AppContext): void {
+export function registerFaceMatchingEnroll(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/enroll',
@@ -41,8 +42,8 @@ export function registerFaceMatchingEnroll(app: ApiApp, ctx: AppContext): void {
       const image = imageOf(form);
       const deps = faceMatchingDeps(ctx);
       const subjectId = field(form, 'subject_id') ?? '';
-      const qualityScore = numberField(form, 'quality_score', { min: 0, max: 1 });
-      const clientLiveness = numberField(form, 'liveness_score', { min: 0, max: 1 });
+      const qualityScore = numberField(form.fields, 'quality_score', { min: 0, max: 1 });
+      const clientLiveness = numberField(form.fields, 'liveness_score', { min: 0, max: 1 });
       const metadata = await run(async () => parseMetadata(field(form, 'metadata')));
       const source = field(form, 'enrollment_source');
       // Validate the cheap fields before running inference.
@@ -67,7 +68,7 @@ export function registerFaceMatchingEnroll(app: ApiApp, ctx: AppContext): void {
         embeddingId: result.embeddingId,
         subjectId: result.subjectId,
         embeddingDimension: 512 as const,
-        processing_time: seconds(start),
+        processing_time: secondsSince(start),
         qualityScore: qualityScore ?? quality,
         livenessScore: liveness,
         livenessScoreSource: clientLiveness === undefined ? ('computed' as const) : ('client' as const),

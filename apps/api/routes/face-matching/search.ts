@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, checkThreshold, searchFaces } from '../../../../domain/face-matching/search-faces.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
-import { faceMatchingDeps, imageErrorResponses, imageOf, numberField, readFaceForm, run, seconds, templateOf } from './common.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import { faceMatchingDeps, imageErrorResponses, imageOf, readFaceForm, run, templateOf } from './common.ts';
+import { numberField, secondsSince } from '../../forms.ts';
 
 export const FaceMatchSchema = z.object({
   id: z.string().describe('Embedding id.'),
@@ -24,7 +25,7 @@ export const SearchResponse = z.object({
 });
 
 /** `POST /v1/face-matching/search` (2 credits): 1:N search of the probe face among the caller's embeddings. */
-export function registerFaceMatchingSearch(app: ApiApp, ctx: AppContext): void {
+export function registerFaceMatchingSearch(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/search',
@@ -42,12 +43,12 @@ export function registerFaceMatchingSearch(app: ApiApp, ctx: AppContext): void {
       const start = performance.now();
       const form = await readFaceForm(request);
       const image = imageOf(form);
-      const threshold = numberField(form, 'threshold', { min: 0, max: 1 });
-      const limit = numberField(form, 'limit', { min: 1, max: MAX_SEARCH_LIMIT, integer: true });
+      const threshold = numberField(form.fields, 'threshold', { min: 0, max: 1 });
+      const limit = numberField(form.fields, 'limit', { min: 1, max: MAX_SEARCH_LIMIT, integer: true });
       await run(async () => checkThreshold(threshold));
       const { template } = await templateOf(ctx, image);
       const r = await run(() => searchFaces(faceMatchingDeps(ctx), { tenantId: request.auth!.tenantId, template, threshold, limit }));
-      return { success: true as const, matches: r.matches, matchCount: r.matches.length, thresholdUsed: r.threshold, processing_time: seconds(start) };
+      return { success: true as const, matches: r.matches, matchCount: r.matches.length, thresholdUsed: r.threshold, processing_time: secondsSince(start) };
     },
   });
 }

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
 import { checkThreshold } from '../../../../domain/face-matching/search-faces.ts';
 import { verifySubject } from '../../../../domain/face-matching/verify-subject.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
-import { errorSchema, faceMatchingDeps, imageErrorResponses, imageOf, numberField, readFaceForm, run, seconds, templateOf } from './common.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import { errorSchema, faceMatchingDeps, imageErrorResponses, imageOf, readFaceForm, run, templateOf } from './common.ts';
+import { numberField, secondsSince } from '../../forms.ts';
 
 export const VerifyResponse = z.object({
   success: z.literal(true),
@@ -18,7 +19,7 @@ export const VerifyResponse = z.object({
 const Params = z.object({ subjectId: z.string().min(1).max(256).describe('The `subject_id` used at enrollment.') });
 
 /** `POST /v1/face-matching/verify/:subjectId` (2 credits): 1:1 verification against one subject. */
-export function registerFaceMatchingVerify(app: ApiApp, ctx: AppContext): void {
+export function registerFaceMatchingVerify(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face-matching/verify/:subjectId',
@@ -40,14 +41,14 @@ export function registerFaceMatchingVerify(app: ApiApp, ctx: AppContext): void {
       const { subjectId } = request.params as z.infer<typeof Params>;
       const form = await readFaceForm(request);
       const image = imageOf(form);
-      const threshold = numberField(form, 'threshold', { min: 0, max: 1 });
+      const threshold = numberField(form.fields, 'threshold', { min: 0, max: 1 });
       await run(async () => {
         validateSubjectId(subjectId, 'subjectId');
         checkThreshold(threshold);
       });
       const { template } = await templateOf(ctx, image);
       const r = await run(() => verifySubject(faceMatchingDeps(ctx), { tenantId: request.auth!.tenantId, subjectId, template, threshold, requestId: request.id }));
-      return { success: true as const, ...r, processing_time: seconds(start) };
+      return { success: true as const, ...r, processing_time: secondsSince(start) };
     },
   });
 }

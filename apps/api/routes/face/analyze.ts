@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { AnalyzeJobOutput } from '../../../../models/face/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, Region, readFaceForm, runFaceJob, secondsSince } from './shared.ts';
+import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, Region, readFaceForm, runFaceJob } from './shared.ts';
+import { secondsSince } from '../../forms.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
 
 /** Attributes `analyze` can estimate. */
 export const ANALYZE_ATTRIBUTES = ['age', 'gender', 'emotion', 'race'] as const;
@@ -67,7 +69,7 @@ export function parseAttributes(fields: Map<string, string[]>): Attribute[] {
 }
 
 /** `POST /v1/face/analyze` (spec, Face recognition). 1 credit, heavy rate class. */
-export function registerFaceAnalyze(app: ApiApp, ctx: AppContext): void {
+export function registerFaceAnalyze(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face/analyze',
@@ -87,7 +89,7 @@ export function registerFaceAnalyze(app: ApiApp, ctx: AppContext): void {
       const started = performance.now();
       const { images, fields } = await readFaceForm(request, ['image']);
       const attributes = parseAttributes(fields);
-      const out = await runFaceJob<AnalyzeJobOutput>(ctx, request, 'face.analyze', { image: images.image, attributes });
+      const out = await runFaceJob(ctx, request, faceJobs['face.analyze'], { image: images.image, attributes });
       return { success: true as const, data: { ...out, processing_time: secondsSince(started) } };
     },
   });

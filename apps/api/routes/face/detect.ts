@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { DetectJobOutput } from '../../../../models/face/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
-import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, Region, numberField, readFaceForm, runFaceJob, secondsSince } from './shared.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, Region, readFaceForm, runFaceJob } from './shared.ts';
+import { numberField, secondsSince } from '../../forms.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
 
 export const FaceDetectResponse = z.object({
   success: z.literal(true),
@@ -19,7 +21,7 @@ export const FaceDetectResponse = z.object({
 export type FaceDetectResponse = z.infer<typeof FaceDetectResponse>;
 
 /** `POST /v1/face/detect` (spec, Face recognition). 1 credit. */
-export function registerFaceDetect(app: ApiApp, ctx: AppContext): void {
+export function registerFaceDetect(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face/detect',
@@ -37,8 +39,8 @@ export function registerFaceDetect(app: ApiApp, ctx: AppContext): void {
     handler: async (request) => {
       const started = performance.now();
       const { images, fields } = await readFaceForm(request, ['image']);
-      const minConfidence = numberField(fields, 'min_confidence', 0, 1);
-      const out = await runFaceJob<DetectJobOutput>(ctx, request, 'face.detect', { image: images.image, minConfidence, imageName: 'image' });
+      const minConfidence = numberField(fields, 'min_confidence', { min: 0, max: 1 });
+      const out = await runFaceJob(ctx, request, faceJobs['face.detect'], { image: images.image, minConfidence, imageName: 'image' });
       return { success: true as const, data: { faces_detected: out.faces.length, faces: out.faces, processing_time: secondsSince(started) } };
     },
   });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { LandmarksJobOutput } from '../../../../models/face/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { FACE_ERROR_RESPONSES, IMAGE_RULES, Point, ProcessingTime, Region, readFaceForm, runFaceJob, secondsSince, singleField } from './shared.ts';
+import { FACE_ERROR_RESPONSES, IMAGE_RULES, Point, ProcessingTime, Region, readFaceForm, runFaceJob } from './shared.ts';
+import { secondsSince, singleField } from '../../forms.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
 
 export const FaceLandmarksResponse = z.object({
   success: z.literal(true),
@@ -25,7 +27,7 @@ export const FaceLandmarksResponse = z.object({
 export type FaceLandmarksResponse = z.infer<typeof FaceLandmarksResponse>;
 
 /** `POST /v1/face/landmarks` (spec, Face recognition). 1 credit, heavy rate class. */
-export function registerFaceLandmarks(app: ApiApp, ctx: AppContext): void {
+export function registerFaceLandmarks(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face/landmarks',
@@ -47,7 +49,7 @@ export function registerFaceLandmarks(app: ApiApp, ctx: AppContext): void {
       if (model !== '68_point' && model !== '5_point') {
         throw new ApiError(400, 'invalid_request', '`model` must be 68_point or 5_point', { field: 'model', allowed: ['68_point', '5_point'] });
       }
-      const out = await runFaceJob<LandmarksJobOutput>(ctx, request, 'face.landmarks', { image: images.image, model });
+      const out = await runFaceJob(ctx, request, faceJobs['face.landmarks'], { image: images.image, model });
       return { success: true as const, data: { ...out, processing_time: secondsSince(started) } };
     },
   });

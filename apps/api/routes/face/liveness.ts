@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { LivenessJobOutput } from '../../../../models/face/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, numberField, readFaceForm, runFaceJob, secondsSince } from './shared.ts';
+import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, readFaceForm, runFaceJob } from './shared.ts';
+import { numberField, secondsSince } from '../../forms.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
 
 export const FaceLivenessResponse = z.object({
   success: z.literal(true),
@@ -23,7 +25,7 @@ export const FaceLivenessResponse = z.object({
 export type FaceLivenessResponse = z.infer<typeof FaceLivenessResponse>;
 
 /** `POST /v1/face/liveness` (spec, Face recognition). 3 credits, heavy rate class. Emits `face.liveness.detected`. */
-export function registerFaceLiveness(app: ApiApp, ctx: AppContext): void {
+export function registerFaceLiveness(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face/liveness',
@@ -42,8 +44,8 @@ export function registerFaceLiveness(app: ApiApp, ctx: AppContext): void {
     handler: async (request) => {
       const started = performance.now();
       const { images, fields } = await readFaceForm(request, ['image']);
-      const threshold = numberField(fields, 'threshold', 0, 1) ?? 0.5;
-      const out = await runFaceJob<LivenessJobOutput>(ctx, request, 'face.liveness', { image: images.image, threshold });
+      const threshold = numberField(fields, 'threshold', { min: 0, max: 1 }) ?? 0.5;
+      const out = await runFaceJob(ctx, request, faceJobs['face.liveness'], { image: images.image, threshold });
       const data = {
         is_live: out.is_live, confidence: out.confidence, anti_spoofing_score: out.anti_spoofing_score,
         threshold: out.threshold, checks: out.checks, processing_time: secondsSince(started),

@@ -5,12 +5,13 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { FACE_ERRORS, isFaceErrorCode } from '../../../../domain/face/errors.ts';
-import { MAX_IMAGE_BYTES, sniffImageFormat } from '../../../../domain/face/image-format.ts';
-import { JobFailedError, JobTimeoutError } from '../../../../infra/ports/job-queue.ts';
-import type { AppContext } from '../../context.ts';
+import { FACE_ERRORS } from '../../../../domain/face/errors.ts';
+import { sniffImageFormat } from '../../../../domain/face/image-format.ts';
+import type { JobDefinition } from '../../../../infra/ports/job-queue.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { readMultipart } from '../../multipart.ts';
+import { readImageForm } from '../../forms.ts';
+import { runMappedJob, type JobErrorMapping } from '../../job-errors.ts';
 
 /** A rectangle in original-image pixels (after EXIF orientation). */
 export const Region = z.object({
@@ -45,20 +46,10 @@ export const IMAGE_RULES =
   'rejected while streaming), at least 100x100 px (image_too_small), EXIF orientation applied; the face must be at least 80x80 px ' +
   'and pass the blur/exposure check (insufficient_quality). Errors use the structured shape.';
 
-/** Wall time since `started` (a `performance.now()` value) in seconds, 3 decimals. */
-export function secondsSince(started: number): number {
-  return Math.round(performance.now() - started) / 1000;
-}
-
 /** Reads the multipart body with the face limits; requires each of `imageFields` and sniffs its format. */
-export async function readFaceForm(request: FastifyRequest, imageFields: string[]) {
-  const body = await readMultipart(request, {
-    maxFileBytes: MAX_IMAGE_BYTES,
-    tooLarge: (field) =>
-      new ApiError(413, 'image_too_large', `${field === 'file' ? 'The image' : field} is larger than 5 MB`, { image: field, max_bytes: MAX_IMAGE_BYTES }),
-    notMultipart: () => new ApiError(400, 'invalid_request', `Send a multipart/form-data body with the file field(s): ${imageFields.join(', ')}`),
-  });
-  const images: Record<string, Uint8Array> = {};
+export async function readFaceForm<F extends string>(request: FastifyRequest, imageFields: readonly F[]): Promise<{ images: Record<F, Uint8Array>; fields: Map<string, string[]> }> {
+  const body = await readImageForm(request, `Send a multipart/form-data body with the file field(s): ${imageFields.join(', ')}`);
+  const images = {} as Record<F, Uint8Array>;
   for (const field of imageFields) {
     const file = body.files.get(field);
     if (!file || file.data.length === 0) {
@@ -75,40 +66,13 @@ export async function readFaceForm(request: FastifyRequest, imageFields: string[
   return { images, fields: body.fields };
 }
 
-/** The single value of a text field; 400 when it is repeated. */
-export function singleField(fields: Map<string, string[]>, name: string): string | undefined {
-  const v = fields.get(name);
-  if (!v || v.length === 0) return undefined;
-  if (v.length > 1) throw new ApiError(400, 'invalid_request', `Send \`${name}\` once`, { field: name });
-  return v[0]!.trim();
-}
+/** How face jobs fail over HTTP: the face codes with their spec status; busy or timed out is 503 `service_unavailable`. */
+export const FACE_JOB_ERRORS: JobErrorMapping = {
+  statuses: FACE_ERRORS,
+  unavailable: () => new ApiError(503, 'service_unavailable', 'Face processing is busy; retry shortly', {}, { retry_after: 2 }, { 'Retry-After': '2' }),
+};
 
-/** Parses a number field within [min, max]; 400 `invalid_request` otherwise. */
-export function numberField(fields: Map<string, string[]>, name: string, min: number, max: number): number | undefined {
-  const raw = singleField(fields, name);
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    throw new ApiError(400, 'invalid_request', `\`${name}\` must be a number from ${min} to ${max}`, { field: name, value: raw.slice(0, 50) });
-  }
-  return n;
-}
-
-/**
- * Runs a face job on the worker pool. A coded face failure becomes its spec status and code; a full
- * queue or a timeout is 503 `service_unavailable`; anything else a 500 (details logged, not returned).
- */
-export async function runFaceJob<O>(ctx: AppContext, request: FastifyRequest, type: string, input: Record<string, unknown>): Promise<O> {
-  try {
-    return await ctx.jobs.run<Record<string, unknown>, O>(type, input);
-  } catch (error) {
-    if (error instanceof JobFailedError && isFaceErrorCode(error.code)) {
-      throw new ApiError(FACE_ERRORS[error.code], error.code, error.message, error.details ?? {});
-    }
-    if (error instanceof JobTimeoutError || (error instanceof JobFailedError && error.code === 'queue_full')) {
-      throw new ApiError(503, 'service_unavailable', 'Face processing is busy; retry shortly', {}, { retry_after: 2 }, { 'Retry-After': '2' });
-    }
-    request.log.error({ err: { name: (error as Error).name, message: (error as Error).message, code: (error as { code?: string }).code }, job: type }, 'face job failed');
-    throw new ApiError(500, 'internal_error', 'Internal server error');
-  }
+/** Runs a face job on the worker pool, its failures mapped by {@link FACE_JOB_ERRORS}. */
+export function runFaceJob<I, O>(ctx: Platform, request: FastifyRequest, job: JobDefinition<I, O>, input: I): Promise<O> {
+  return runMappedJob(ctx.jobs, job, input, FACE_JOB_ERRORS, request);
 }

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { VERIFY_RULE, compareDescriptors } from '../../../../domain/face/verify.ts';
 import type { DescriptorJobOutput } from '../../../../models/face/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
-import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, readFaceForm, runFaceJob, secondsSince } from './shared.ts';
+import { FACE_ERROR_RESPONSES, IMAGE_RULES, ProcessingTime, readFaceForm, runFaceJob } from './shared.ts';
+import { secondsSince } from '../../forms.ts';
+import { faceJobs } from '../../../capabilities/face.ts';
 
 export const FaceVerifyResponse = z.object({
   success: z.literal(true),
@@ -22,7 +24,7 @@ export const FaceVerifyResponse = z.object({
 export type FaceVerifyResponse = z.infer<typeof FaceVerifyResponse>;
 
 /** `POST /v1/face/verify` (spec, Face recognition). 2 credits. Emits `face.verified`. */
-export function registerFaceVerify(app: ApiApp, ctx: AppContext): void {
+export function registerFaceVerify(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/face/verify',
@@ -42,8 +44,8 @@ export function registerFaceVerify(app: ApiApp, ctx: AppContext): void {
       const started = performance.now();
       const { images } = await readFaceForm(request, ['image1', 'image2']);
       const [a, b] = await Promise.allSettled([
-        runFaceJob<DescriptorJobOutput>(ctx, request, 'face.descriptor', { image: images.image1, imageName: 'image1' }),
-        runFaceJob<DescriptorJobOutput>(ctx, request, 'face.descriptor', { image: images.image2, imageName: 'image2' }),
+        runFaceJob(ctx, request, faceJobs['face.descriptor'], { image: images.image1, imageName: 'image1' }),
+        runFaceJob(ctx, request, faceJobs['face.descriptor'], { image: images.image2, imageName: 'image2' }),
       ]);
       if (a.status === 'rejected') throw a.reason;
       if (b.status === 'rejected') throw b.reason;

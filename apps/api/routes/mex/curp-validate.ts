@@ -1,5 +1,5 @@
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { dayNumber, validateCurp } from '../../../../domain/curp/index.ts';
 import { CurpValidateBody, CurpValidateResponse, RegistryError } from './schemas.ts';
 import { registryError } from './runtime.ts';
@@ -9,7 +9,7 @@ import { registryError } from './runtime.ts';
  * provider call: structure, check digit, birth date (not in the future), state, sex, inconvenient words.
  * 400 MISSING_PARAMETER when `curp` is absent, INVALID_PARAMETER when it is not a string.
  */
-export function registerCurpValidate(app: ApiApp, ctx: AppContext): void {
+export function registerCurpValidate(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/mex/curp/validate',

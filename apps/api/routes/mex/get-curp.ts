@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { dayNumber } from '../../../../domain/curp/index.ts';
 import { lookupFingerprint, validateGetCurpRequest } from '../../../../domain/registry/index.ts';
 import { type CurpLookupRequest } from '../../../../infra/ports/registry-provider.ts';
@@ -15,7 +15,7 @@ const OPERATION = 'renapo.get-curp' as const;
  * through the configured provider. 5 credits on 2xx. 400 MISSING_PARAMETER / INVALID_PARAMETER,
  * 404 NOT_FOUND (nobody with these data; not charged), 402 insufficient credits, 503 SERVICE_UNAVAILABLE.
  */
-export function registerGetCurp(app: ApiApp, ctx: AppContext, deps: RegistryDeps): void {
+export function registerGetCurp(app: ApiApp, ctx: Platform, deps: RegistryDeps): void {
   const inputs = new WeakMap<FastifyRequest, CurpLookupRequest>();
   app.route({
     method: 'POST',

@@ -1,17 +1,11 @@
 /**
- * Wiring of the registry lookups: provider selection from configuration, the fingerprint key, the
+ * What the registry routes share: the
  * lookup event, the sandbox marking and the mapping of provider failures to the spec's 503.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.ts';
-import type { AppContext } from '../../context.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
 import { RegistryUnavailableError, type RegistryProvider, type RegistryService } from '../../../../infra/ports/registry-provider.ts';
-import { SandboxRegistryProvider } from '../../../../infra/registry-provider/sandbox/sandbox-provider.ts';
-import { HttpRegistryProvider } from '../../../../infra/registry-provider/http/http-provider.ts';
 import {
   REGISTRY_ERRORS,
   REGISTRY_LOOKUP_COMPLETED,
@@ -23,55 +17,6 @@ import {
 
 /** Response header marking sandbox answers (with the body field `sandbox: true`). */
 export const SANDBOX_HEADER = 'X-Registry-Sandbox';
-
-/** Builds the configured provider. Raises at start-up for an incomplete configuration or bad fixtures. */
-export function createRegistryProvider(config: Config): RegistryProvider {
-  if (config.REGISTRY_PROVIDER === 'http') {
-    if (!config.REGISTRY_PROVIDER_URL) throw new Error('REGISTRY_PROVIDER=http needs REGISTRY_PROVIDER_URL');
-    return new HttpRegistryProvider({
-      baseUrl: config.REGISTRY_PROVIDER_URL,
-      ...(config.REGISTRY_PROVIDER_API_KEY ? { apiKey: config.REGISTRY_PROVIDER_API_KEY } : {}),
-      ...(config.REGISTRY_PROVIDER_USERNAME ? { username: config.REGISTRY_PROVIDER_USERNAME, password: config.REGISTRY_PROVIDER_PASSWORD ?? '' } : {}),
-      timeoutMs: config.REGISTRY_PROVIDER_TIMEOUT_MS,
-      retries: config.REGISTRY_PROVIDER_RETRIES,
-      breakerThreshold: config.REGISTRY_BREAKER_THRESHOLD,
-      breakerHalfOpenAfterMs: config.REGISTRY_BREAKER_HALF_OPEN_MS,
-    });
-  }
-  const files = (config.REGISTRY_SANDBOX_FIXTURES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return new SandboxRegistryProvider({ fixtureFiles: files });
-}
-
-/**
- * The fingerprint HMAC key: REGISTRY_FINGERPRINT_KEY, else a random 32-byte key created once in
- * DATA_DIR (mode 0600) so fingerprints stay comparable across restarts.
- */
-export function loadFingerprintKey(config: Config): Buffer {
-  if (config.REGISTRY_FINGERPRINT_KEY) {
-    // A short key could be guessed, and then fingerprints brute-forced back to names and dates.
-    if (Buffer.byteLength(config.REGISTRY_FINGERPRINT_KEY) < 16) throw new Error('REGISTRY_FINGERPRINT_KEY must be at least 16 bytes');
-    return Buffer.from(config.REGISTRY_FINGERPRINT_KEY, 'utf8');
-  }
-  const dir = resolve(config.DATA_DIR);
-  const file = join(dir, 'registry-fingerprint.key');
-  const read = (): Buffer => {
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-    if (key.length < 16) throw new Error(`${file} does not hold a key of at least 16 bytes (hex); remove it to create a new one`);
-    return key;
-  };
-  if (existsSync(file)) return read();
-  mkdirSync(dir, { recursive: true });
-  const key = randomBytes(32);
-  try {
-    // 'wx': two processes starting on one DATA_DIR (server and CLI) must not overwrite each other's key.
-    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return read();
-    throw e;
-  }
-  chmodSync(file, 0o600);
-  return key;
-}
 
 /** An error of the registry's closed list (`domain/registry/errors.ts`), with its HTTP status. */
 export function registryError(type: RegistryErrorType, message: string, details?: Record<string, unknown>, extra?: Record<string, unknown>, headers?: Record<string, string>): ApiError {
@@ -99,7 +44,7 @@ export function serviceUnavailable(service: RegistryService, e: RegistryUnavaila
  * Appends the lookup event to `registry-<tenantId>`. Awaited (the audit trail should hold every
  * lookup answered); a store failure is logged and does not change the answer already decided.
  */
-export async function recordLookup(ctx: AppContext, request: FastifyRequest, data: RegistryLookupCompletedData): Promise<void> {
+export async function recordLookup(ctx: Platform, request: FastifyRequest, data: RegistryLookupCompletedData): Promise<void> {
   const tenantId = request.auth?.tenantId;
   if (!tenantId) return;
   try {
@@ -124,7 +69,7 @@ export type LookupBase = Pick<RegistryLookupCompletedData, 'operation' | 'finger
  * 400 to throw.
  */
 export async function rejectedLookup(
-  ctx: AppContext,
+  ctx: Platform,
   request: FastifyRequest,
   base: Omit<LookupBase, 'fingerprint'>,
   error: RegistryRequestError,
@@ -147,7 +92,7 @@ export async function rejectedLookup(
  * @returns the provider's answer and its latency in milliseconds (two decimals)
  */
 export async function callProvider<R>(
-  ctx: AppContext,
+  ctx: Platform,
   request: FastifyRequest,
   base: LookupBase,
   service: RegistryService,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { lookupFingerprint, validateVoterListRequest } from '../../../../domain/registry/index.ts';
 import { type VoterLookupRequest } from '../../../../infra/ports/registry-provider.ts';
 import { VoterListBody, VoterListResponse, lookupErrorResponses } from './schemas.ts';
@@ -15,7 +15,7 @@ const OPERATION = 'ine.validate-voter-list' as const;
  * HTTP 200 with `data` = `{valid:false, cic, message}`. 400 MISSING_PARAMETER / INVALID_PARAMETER,
  * 402 insufficient credits, 503 SERVICE_UNAVAILABLE.
  */
-export function registerValidateVoterList(app: ApiApp, ctx: AppContext, deps: RegistryDeps): void {
+export function registerValidateVoterList(app: ApiApp, ctx: Platform, deps: RegistryDeps): void {
   const inputs = new WeakMap<FastifyRequest, VoterLookupRequest>();
   app.route({
     method: 'POST',

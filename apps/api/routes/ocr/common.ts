@@ -5,9 +5,9 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { OCR_ERROR_STATUS, isOcrErrorCode, type OcrErrorCode } from '../../../../domain/ocr/errors.ts';
-import { JobFailedError, JobTimeoutError } from '../../../../infra/ports/job-queue.ts';
+import { OCR_ERROR_STATUS, type OcrErrorCode } from '../../../../domain/ocr/errors.ts';
 import { ApiError } from '../../errors.ts';
+import { jobErrorToApiError, type JobErrorMapping } from '../../job-errors.ts';
 import { readMultipart } from '../../multipart.ts';
 
 /** 10 MB per file (spec "Limits": OCR file size). */
@@ -82,14 +82,19 @@ export function parseBool(name: string, v: string | undefined): boolean {
 }
 
 /**
- * Maps a job failure: coded OCR errors keep their code and status; a timeout, a full queue or a
- * crashed worker is 503 `ocr_service_unavailable` (no internals in the message).
+ * How OCR jobs fail over HTTP: coded OCR errors keep their code and status; a timeout, a full queue or
+ * a crashed worker is 503 `ocr_service_unavailable` (no internals in the message).
  */
+export const OCR_JOB_ERRORS: JobErrorMapping = {
+  statuses: OCR_ERROR_STATUS,
+  unavailable: (reason) =>
+    ocrError('ocr_service_unavailable', reason === 'timeout' ? 'The OCR back end did not answer in time; retry later.' : 'The OCR back end is unavailable; retry later.'),
+  failed: () => ocrError('ocr_service_unavailable', 'The OCR back end is unavailable; retry later.'),
+};
+
+/** Maps a job failure by {@link OCR_JOB_ERRORS}; an `ApiError` passes through. */
 export function mapJobError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof JobFailedError && isOcrErrorCode(error.code)) return ocrError(error.code, error.message, error.details);
-  if (error instanceof JobTimeoutError) return ocrError('ocr_service_unavailable', 'The OCR back end did not answer in time; retry later.');
-  return ocrError('ocr_service_unavailable', 'The OCR back end is unavailable; retry later.');
+  return jobErrorToApiError(error, OCR_JOB_ERRORS);
 }
 
 /** Current UTC day `YYYY-MM-DD` from the app clock. */

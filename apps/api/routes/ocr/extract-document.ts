@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { BILL_TYPES, type BillFields, type BillType } from '../../../../domain/ocr/bills.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import { runJob } from '../../../../infra/ports/job-queue.ts';
+import { ocrJobs } from '../../../capabilities/ocr.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, ocrError, readOcrInput, todayOf } from './common.ts';
 
 export const ExtractDocumentResponse = z.object({
@@ -26,7 +28,7 @@ export const ExtractDocumentResponse = z.object({
 export type ExtractDocumentResponse = z.infer<typeof ExtractDocumentResponse>;
 
 /** `POST /v1/ocr/extract/document` (2 credits): utility bills (electricity, phone, cable), fields from labels and layout. */
-export function registerOcrExtractDocument(app: ApiApp, ctx: AppContext): void {
+export function registerOcrExtractDocument(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/ocr/extract/document',
@@ -41,15 +43,15 @@ export function registerOcrExtractDocument(app: ApiApp, ctx: AppContext): void {
     handler: async (request) => {
       const started = performance.now();
       const input = await readOcrInput(request, ['image', 'front']);
-      const docType = (input.fields.get('document_type') ?? '').trim().toLowerCase();
-      if (!(BILL_TYPES as readonly string[]).includes(docType)) {
+      const docType = (input.fields.get('document_type') ?? '').trim().toLowerCase() as BillType;
+      if (!BILL_TYPES.includes(docType)) {
         throw ocrError('unsupported_document_type', `document_type is required: one of ${BILL_TYPES.join(', ')}.`);
       }
       const image = input.files.get('image') ?? input.files.get('front');
       if (!image) throw ocrError('image_required', 'Send the bill as image (or front): a file or a base64 string.');
       let result: { type: BillType; fields: BillFields };
       try {
-        result = await ctx.jobs.run('ocr.extractDocument', { image: new Uint8Array(image), documentType: docType, today: todayOf(ctx.clock.now()) });
+        result = await runJob(ctx.jobs, ocrJobs['ocr.extractDocument'], { image: new Uint8Array(image), documentType: docType, today: todayOf(ctx.clock.now()) });
       } catch (e) {
         throw mapJobError(e);
       }

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { ValidityCheck } from '../../../../domain/ocr/authenticity.ts';
 import { OcrError } from '../../../../domain/ocr/errors.ts';
 import { extractIne } from '../../../../domain/ocr/extract-ine.ts';
+import { runJob } from '../../../../infra/ports/job-queue.ts';
 import type { ExtractIdOutput } from '../../../../models/ocr/jobs.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import { ocrJobs } from '../../../capabilities/ocr.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, maskCode, ocrError, parseBool, readOcrInput, todayOf } from './common.ts';
 
 const S = (d: string, example?: string) => (example ? z.string().describe(d).meta({ example }) : z.string().describe(d));
@@ -59,7 +61,7 @@ const FILE_FIELDS = ['front', 'image', 'back'] as const;
  * body with base64 strings. With `include_authenticity=true` the authenticity job runs in parallel.
  * Emits `ocr.completed` and `ocr.id.extracted` (codes masked: the event log is not a PII store).
  */
-export function registerOcrExtractId(app: ApiApp, ctx: AppContext): void {
+export function registerOcrExtractId(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/ocr/extract/id',
@@ -88,11 +90,11 @@ export function registerOcrExtractId(app: ApiApp, ctx: AppContext): void {
       // with a back, the two sides are read on two workers in parallel and combined there.
       const extract: Promise<ExtractIdOutput> =
         docType === 'ine'
-          ? extractIne((type, job) => ctx.jobs.run(type, job), { front: new Uint8Array(front), back: back ? new Uint8Array(back) : null, today }).catch((e: unknown) => {
+          ? extractIne((type, job) => runJob(ctx.jobs, ocrJobs[type], job), { front: new Uint8Array(front), back: back ? new Uint8Array(back) : null, today }).catch((e: unknown) => {
               if (e instanceof OcrError) throw ocrError(e.code, e.message, e.details);
               throw e;
             })
-          : ctx.jobs.run<unknown, ExtractIdOutput>('ocr.extractId', { front: new Uint8Array(front), back: null, documentType: docType, today });
+          : runJob(ctx.jobs, ocrJobs['ocr.extractId'], { front: new Uint8Array(front), back: null, documentType: docType, today });
       const authStarted = performance.now();
       const auth = withAuth
         ? ctx.jobs

@@ -1,9 +1,9 @@
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { OcrErrorSchema, ocrError } from './common.ts';
 
 /** `POST /v1/ocr/extract` and `POST /v1/ocr/extract/receipt`: removed endpoints, always 400 `not_supported` (spec, OCR). */
-export function registerOcrRemoved(app: ApiApp, _ctx: AppContext): void {
+export function registerOcrRemoved(app: ApiApp, _ctx: Platform): void {
   for (const url of ['/v1/ocr/extract', '/v1/ocr/extract/receipt']) {
     app.route({
       method: 'POST',

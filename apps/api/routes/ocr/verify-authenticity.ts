@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { ValidityCheck } from '../../../../domain/ocr/authenticity.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import { runJob } from '../../../../infra/ports/job-queue.ts';
+import { ocrJobs } from '../../../capabilities/ocr.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, ValidityCheckSchema, mapJobError, ocrError, readOcrInput, todayOf } from './common.ts';
 
 export const VerifyAuthenticityResponse = z.object({
@@ -14,7 +16,7 @@ export const VerifyAuthenticityResponse = z.object({
  * `POST /v1/ocr/verify/authenticity` (3 credits): authenticity of an INE (front, optional back) or passport
  * image. The score and its signals are documented in docs/ocr.md.
  */
-export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: AppContext): void {
+export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/v1/ocr/verify/authenticity',
@@ -31,12 +33,13 @@ export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: AppContext): voi
       const input = await readOcrInput(request, ['image', 'front', 'back']);
       const image = input.files.get('image') ?? input.files.get('front');
       if (!image) throw ocrError('image_required', 'Send the document image as image: a file.');
-      const dt = input.fields.get('document_type')?.trim().toLowerCase();
-      if (dt && dt !== 'ine' && dt !== 'passport') throw ocrError('unsupported_document_type', `document_type must be 'ine' or 'passport'.`);
+      const requested = input.fields.get('document_type')?.trim().toLowerCase();
+      const dt = requested === 'ine' || requested === 'passport' ? requested : undefined;
+      if (requested && !dt) throw ocrError('unsupported_document_type', `document_type must be 'ine' or 'passport'.`);
       const back = input.files.get('back');
       let v: ValidityCheck;
       try {
-        v = await ctx.jobs.run('ocr.authenticity', { image: new Uint8Array(image), back: back ? new Uint8Array(back) : null, documentType: dt, today: todayOf(ctx.clock.now()) });
+        v = await runJob(ctx.jobs, ocrJobs['ocr.authenticity'], { image: new Uint8Array(image), back: back ? new Uint8Array(back) : null, documentType: dt, today: todayOf(ctx.clock.now()) });
       } catch (e) {
         throw mapJobError(e);
       }

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { PERMISSIONS } from '../../../../domain/tenancy/api-key.ts';
 import { TenancyError, createApiKey, revokeApiKey } from '../../../../domain/tenancy/operations.ts';
 import { apiKeysCollection } from '../../../../projections/api-keys/api-keys.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 import { ApiError } from '../../errors.ts';
 
 const ApiKeyItem = z.object({
@@ -35,7 +35,7 @@ const RevokeResponse = z.object({ success: z.literal(true), data: z.object({ mes
  * keys with `admin`: `POST /v1/api-keys` (the secret is returned once) and `DELETE /v1/api-keys/:keyId`
  * (revocation takes effect on the next request).
  */
-export function registerApiKeys(app: ApiApp, ctx: AppContext): void {
+export function registerApiKeys(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/v1/api-keys',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { availableCredits, monthlyRemaining } from '../../../../domain/credits/credits.ts';
 import { PLANS, billingPeriod, nextResetUnix } from '../../../../domain/plans/plans.ts';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
 
 const Count = z.union([z.number().int(), z.literal('unlimited')]);
 
@@ -26,7 +26,7 @@ export const CreditsBalanceResponse = z.object({
 export type CreditsBalanceResponse = z.infer<typeof CreditsBalanceResponse>;
 
 /** `GET /v1/credits/balance`: the tenant's credit balance (spec: returns `available_credits`; the rest is ours). */
-export function registerCreditsBalance(app: ApiApp, ctx: AppContext): void {
+export function registerCreditsBalance(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/v1/credits/balance',

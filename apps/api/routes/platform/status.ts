@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { ApiApp } from '../../app.ts';
-import type { AppContext } from '../../context.ts';
+import type { ApiApp } from '../../types.ts';
+import { runJob } from '../../../../infra/ports/job-queue.ts';
+import { systemJobs } from '../../../capabilities/platform.ts';
+import type { Platform } from '../../../platform/types.ts';
 
 const Dependency = z.object({
   status: z.enum(['ok', 'error']),
@@ -31,7 +33,7 @@ async function check(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<z.in
 }
 
 /** `GET /v1/status`: service and dependency health (event store, read models, inference workers). */
-export function registerStatus(app: ApiApp, ctx: AppContext): void {
+export function registerStatus(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/v1/status',
@@ -41,7 +43,7 @@ export function registerStatus(app: ApiApp, ctx: AppContext): void {
       const [eventStore, readModels, jobs] = await Promise.all([
         check(() => ctx.events.headPosition()),
         check(() => ctx.readModels.getCheckpoint('usage-events')),
-        check(() => ctx.jobs.run('system.health', {}, { timeoutMs: 5000 }), 6000),
+        check(() => runJob(ctx.jobs, systemJobs['system.health'], {}, { timeoutMs: 5000 }), 6000),
       ]);
       const stats = ctx.jobs.stats();
       const ok = [eventStore, readModels, jobs].every((d) => d.status === 'ok');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApiApp } from '../../app.ts';
+import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
 import { EndpointIdParams, mapErrors } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApiApp } from '../../app.ts';
+import type { ApiApp } from '../../types.ts';
 import { WEBHOOK_EVENT_CATALOG } from '../../../../domain/webhooks/catalog.ts';
 
 export const ListEventsResponse = z.object({

@@ -1,0 +1,26 @@
+/**
+ * Event-store factory: the one place where configuration (`EVENT_STORE`) selects the adapter.
+ * Adding an adapter is one branch here plus its run of `test/contract/event-store.contract.ts`.
+ */
+import { join, resolve } from 'node:path';
+import type { EventStore } from '../ports/event-store.ts';
+import { SqliteEventStore } from './sqlite/sqlite-event-store.ts';
+import { unknownAdapter, type Config } from '../shared/adapter.ts';
+
+export type EventStoreAdapter = Config['EVENT_STORE'];
+
+/** The adapter configuration selects (no side effects). */
+export function selectEventStore(config: Config): EventStoreAdapter {
+  return config.EVENT_STORE;
+}
+
+/** Opens the configured event store. `sqlite`: `DATA_DIR/events.sqlite` (WAL; created when missing). */
+export function createEventStore(config: Config): EventStore {
+  const adapter = selectEventStore(config);
+  switch (adapter) {
+    case 'sqlite':
+      return new SqliteEventStore(join(resolve(config.DATA_DIR), 'events.sqlite'));
+    default:
+      return unknownAdapter('event store', adapter);
+  }
+}

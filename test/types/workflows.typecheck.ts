@@ -1,0 +1,5 @@
+import type { WorkflowEngine } from '../../infra/ports/workflows.ts';
+import type { EmbeddedWorkflowEngine } from '../../infra/workflows/embedded/index.ts';
+import type { Satisfies } from './satisfies.ts';
+
+export type WorkflowEngines = [Satisfies<WorkflowEngine, EmbeddedWorkflowEngine>];
