@@ -1,18 +1,23 @@
 /**
- * Inference worker entry (a `worker_threads` worker of the embedded job queue). Receives
- * `{ type, input }`, runs the handler for `type` (from the capability manifests, `./handlers.ts`), and
- * answers with an envelope so coded domain errors (`code`, `details`) survive the thread boundary intact.
- * The validated configuration arrives as `workerData.config` (the job-queue factory passes it).
+ * Inference worker entry (a `worker_threads` worker of the embedded job queue). It builds the platform
+ * like every process (`createPlatform(config, { kind: 'worker' })`: ports are opened only if a job uses
+ * one), then receives `{ type, input }`, runs the handler for `type` (derived from the capability
+ * manifests, `./handlers.ts`), and answers with an envelope so coded domain errors (`code`, `details`)
+ * survive the thread boundary intact. The validated configuration arrives as `workerData.config` (the
+ * job-queue factory passes it); a worker started without it reads the environment.
  */
 import { workerData } from 'node:worker_threads';
-import { configureWorker, resolveHandler } from './handlers.ts';
-
-const data = workerData as { config?: unknown } | null | undefined;
-if (data?.config) configureWorker(data.config);
+import { loadConfig, type Config } from '../api/config.ts';
+import { createPlatform } from '../platform/platform.ts';
+import { createHandlerTable } from './handlers.ts';
 
 export type JobEnvelope =
   | { ok: true; result: unknown }
   | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+
+const data = workerData as { config?: Config } | null | undefined;
+const platform = await createPlatform(data?.config ?? loadConfig(), { kind: 'worker' });
+const resolveHandler = createHandlerTable(platform);
 
 export default async function runJob(task: { type: string; input: unknown }): Promise<JobEnvelope> {
   try {

@@ -7,6 +7,8 @@ import { loadConfig, type Config } from '../../apps/api/config.ts';
 import { createPlatform, selectAdapters } from '../../apps/platform/platform.ts';
 import { capabilities, jobTableOf, projectionsOf } from '../../apps/capabilities/index.ts';
 import { webhooksCapability } from '../../apps/capabilities/webhooks.ts';
+import { createHandlerTable } from '../../apps/worker/handlers.ts';
+import { defineJobs } from '../../infra/ports/job-queue.ts';
 import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-store.ts';
 import { SqliteReadModelStore } from '../../infra/read-models/sqlite/sqlite-read-models.ts';
 import { PostgresReadModelStore } from '../../infra/read-models/postgres/postgres-read-models.ts';
@@ -94,11 +96,11 @@ describe('composition root', () => {
     expect(worker.adapters.jobQueue).toBe('worker-threads');
     await worker.close(); // nothing was opened: closing touches no adapter
 
-    const projector = await createPlatform(configFor({ READ_MODELS: 'postgres', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }), { kind: 'cli', overrides: { log: silent } });
+    const lazyPg = await createPlatform(configFor({ READ_MODELS: 'postgres', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }), { kind: 'cli', overrides: { log: silent } });
     // Selected but not opened until used: the bad URL fails only on first use.
-    expect(projector.adapters.readModels).toBe('postgres');
-    expect(projector.readModels).toBeInstanceOf(PostgresReadModelStore);
-    await projector.close();
+    expect(lazyPg.adapters.readModels).toBe('postgres');
+    expect(lazyPg.readModels).toBeInstanceOf(PostgresReadModelStore);
+    await lazyPg.close();
 
     const p = await createPlatform(configFor(), { kind: 'projector', overrides: { log: silent } });
     try {
@@ -118,5 +120,21 @@ describe('composition root', () => {
     );
     expect(() => jobTableOf([...capabilities, capabilities.find((c) => c.name === 'face')!])).toThrow(/declared twice/);
     expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face']);
+  });
+
+  it('the worker resolves each job type to its manifest handler module, configured once with the platform configuration', async () => {
+    const configured: unknown[] = [];
+    const handlers = { 'demo.double': async (input: { n: number }) => input.n * 2 };
+    const demo = {
+      name: 'face' as const,
+      summary: 'test capability',
+      jobs: { definitions: defineJobs<typeof handlers>({ 'demo.double': true }), load: async () => ({ handlers, configure: (c: unknown) => void configured.push(c) }) },
+    };
+    const config = configFor({ FACE_DETECTOR: 'tiny' });
+    const resolve = createHandlerTable({ capabilities: [demo], config });
+    expect(await (await resolve('demo.double'))({ n: 21 } as never)).toBe(42);
+    await resolve('demo.double');
+    expect(configured).toEqual([config]);
+    await expect(resolve('demo.missing')).rejects.toMatchObject({ code: 'unknown_job' });
   });
 });
