@@ -1,5 +1,6 @@
 /** OCR of INE voter cards, passports and utility bills (`/v1/ocr/*`, docs/ocr.md). */
-import { defineJobs } from '../../infra/ports/job-queue.ts';
+import { defineJobs, runJob } from '../../infra/ports/job-queue.ts';
+import { extractIne, type ExtractIneInput, type IneExtraction } from '../../domain/ocr/extract-ine.ts';
 import type { handlers } from '../../models/ocr/jobs.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
 
@@ -11,9 +12,18 @@ export const ocrJobs = defineJobs<typeof handlers>({
   'ocr.readPage': true,
 });
 
-export const ocrCapability: CapabilityManifest = {
+/** What the OCR routes call beyond single jobs. */
+export interface OcrUseCases {
+  /** The one INE front+back orchestration (`domain/ocr/extract-ine.ts`) on the platform's job queue. */
+  extractIne(input: ExtractIneInput): Promise<IneExtraction>;
+}
+
+export const ocrCapability: CapabilityManifest<OcrUseCases> = {
   name: 'ocr',
   summary: 'Reads INE cards (front and back), passports (MRZ) and electricity, phone and cable bills; checks authenticity.',
   jobs: { definitions: ocrJobs, load: () => import('../../models/ocr/jobs.ts') },
+  useCases: (platform) => ({
+    extractIne: (input) => extractIne((type, job) => runJob(platform.jobs, ocrJobs[type], job), input),
+  }),
   routes: async () => (await import('../api/routes/ocr/index.ts')).registerOcrRoutes,
 };

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import type { ValidityCheck } from '../../../../domain/ocr/authenticity.ts';
 import { OcrError } from '../../../../domain/ocr/errors.ts';
-import { extractIne } from '../../../../domain/ocr/extract-ine.ts';
 import { runJob } from '../../../../infra/ports/job-queue.ts';
 import type { ExtractIdOutput } from '../../../../models/ocr/jobs.ts';
-import { ocrJobs } from '../../../capabilities/ocr.ts';
+import { ocrJobs, type OcrUseCases } from '../../../capabilities/ocr.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
 import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, maskCode, ocrError, parseBool, readOcrInput, todayOf } from './common.ts';
@@ -61,7 +59,7 @@ const FILE_FIELDS = ['front', 'image', 'back'] as const;
  * body with base64 strings. With `include_authenticity=true` the authenticity job runs in parallel.
  * Emits `ocr.completed` and `ocr.id.extracted` (codes masked: the event log is not a PII store).
  */
-export function registerOcrExtractId(app: ApiApp, ctx: Platform): void {
+export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCases): void {
   app.route({
     method: 'POST',
     url: '/v1/ocr/extract/id',
@@ -90,15 +88,14 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform): void {
       // with a back, the two sides are read on two workers in parallel and combined there.
       const extract: Promise<ExtractIdOutput> =
         docType === 'ine'
-          ? extractIne((type, job) => runJob(ctx.jobs, ocrJobs[type], job), { front: new Uint8Array(front), back: back ? new Uint8Array(back) : null, today }).catch((e: unknown) => {
+          ? ocr.extractIne({ front: new Uint8Array(front), back: back ? new Uint8Array(back) : null, today }).catch((e: unknown) => {
               if (e instanceof OcrError) throw ocrError(e.code, e.message, e.details);
               throw e;
             })
           : runJob(ctx.jobs, ocrJobs['ocr.extractId'], { front: new Uint8Array(front), back: null, documentType: docType, today });
       const authStarted = performance.now();
       const auth = withAuth
-        ? ctx.jobs
-            .run<unknown, ValidityCheck>('ocr.authenticity', { image: new Uint8Array(front), back: back ? new Uint8Array(back) : null, documentType: docType, today })
+        ? runJob(ctx.jobs, ocrJobs['ocr.authenticity'], { image: new Uint8Array(front), back: back ? new Uint8Array(back) : null, documentType: docType, today })
             .then(
               (v) => ({ success: true, validity_check: { is_authentic: v.is_authentic, confidence: v.confidence, tampering_detected: v.tampering_detected, quality_score: v.quality_score, method: v.method }, processing_time: (performance.now() - authStarted) / 1000 }),
               (e: unknown) => {
