@@ -18,8 +18,8 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
 
   // --- adapter selection: one variable per port, read only by its factory `infra/<port>/index.ts` ---
-  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`). */
-  EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
+  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`) or `postgres` (`DATABASE_URL`, `DATABASE_SCHEMA`). */
+  EVENT_STORE: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Read models: `sqlite` (`DATA_DIR/read-models.sqlite`) or `postgres` (`DATABASE_URL`); unset = `postgres` when DATABASE_URL is set. */
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
   /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads). */
