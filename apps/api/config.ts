@@ -24,8 +24,8 @@ export const ConfigSchema = z.object({
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
   /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads). */
   JOB_QUEUE: z.enum(['worker-threads']).default('worker-threads'),
-  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler). */
-  WORKFLOWS: z.enum(['sqlite']).default('sqlite'),
+  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler) or `postgres` (`DATABASE_URL`, shared by several processes). */
+  WORKFLOWS: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
   /** Blob store: `local` (`DATA_DIR/blobs`). */
