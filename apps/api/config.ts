@@ -149,6 +149,17 @@ export const ConfigSchema = z.object({
     .transform((s) => s.split(',').map((x) => Number(x.trim())))
     .pipe(z.array(z.number().min(0.5).max(3)).min(1).max(8)),
   // --- end OCR ----------------------------------------------------------------------------------------
+
+  // --- scaled out (docs/operations.md): Redis for limits and the job queue ---
+  /** Rate and concurrency limits: `memory` (each process its own) or `redis` (`REDIS_URL`, exact across instances); unset = `redis` when REDIS_URL is set. */
+  RATE_LIMITER: z.enum(['memory', 'redis']).optional(),
+  /** Redis for the rate limiter and the BullMQ job queue, e.g. `redis://127.0.0.1:6379`. */
+  REDIS_URL: optionalString,
+  /** Prefix of every Redis key (several deployments, or tests, may share one Redis). */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).default('sello:'),
+  /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
+  RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
+  // --- end scaled out -----------------------------------------------------------------------------------
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
