@@ -18,14 +18,14 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
 
   // --- adapter selection: one variable per port, read only by its factory `infra/<port>/index.ts` ---
-  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`). */
-  EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
+  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`) or `postgres` (`DATABASE_URL`, `DATABASE_SCHEMA`). */
+  EVENT_STORE: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Read models: `sqlite` (`DATA_DIR/read-models.sqlite`) or `postgres` (`DATABASE_URL`); unset = `postgres` when DATABASE_URL is set. */
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
   /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads). */
   JOB_QUEUE: z.enum(['worker-threads']).default('worker-threads'),
-  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler). */
-  WORKFLOWS: z.enum(['sqlite']).default('sqlite'),
+  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler) or `postgres` (`DATABASE_URL`, shared by several processes). */
+  WORKFLOWS: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
   /** Blob store: `local` (`DATA_DIR/blobs`). */
@@ -149,6 +149,17 @@ export const ConfigSchema = z.object({
     .transform((s) => s.split(',').map((x) => Number(x.trim())))
     .pipe(z.array(z.number().min(0.5).max(3)).min(1).max(8)),
   // --- end OCR ----------------------------------------------------------------------------------------
+
+  // --- scaled out (docs/operations.md): Redis for limits and the job queue ---
+  /** Rate and concurrency limits: `memory` (each process its own) or `redis` (`REDIS_URL`, exact across instances); unset = `redis` when REDIS_URL is set. */
+  RATE_LIMITER: z.enum(['memory', 'redis']).optional(),
+  /** Redis for the rate limiter and the BullMQ job queue, e.g. `redis://127.0.0.1:6379`. */
+  REDIS_URL: optionalString,
+  /** Prefix of every Redis key (several deployments, or tests, may share one Redis). */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).default('sello:'),
+  /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
+  RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
+  // --- end scaled out -----------------------------------------------------------------------------------
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

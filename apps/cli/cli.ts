@@ -10,6 +10,7 @@
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
  *   replay                                                            -> {"events", "projections": {...}}
+ *   migrate                                                           -> {"event_store","workflows"} (PostgreSQL schemas)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
@@ -20,6 +21,7 @@ import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
+import { migratePostgres } from '../../infra/postgres/migrate.ts';
 
 class UsageError extends Error {}
 
@@ -60,6 +62,10 @@ function parseCli(argv: string[]) {
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
+  if (positionals[0] === 'migrate') {
+    const r = await migratePostgres(loadConfig());
+    return out({ database: r.database, schema: r.schema, event_store: r.eventStore, workflows: r.workflows });
+  }
   const platform = await createPlatform(loadConfig(), { kind: 'cli' });
   const store = platform.events;
   const need = (name: keyof typeof values): string => {
@@ -118,7 +124,7 @@ async function main(argv: string[]): Promise<void> {
       }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate (see apps/cli/cli.ts)',
         );
     }
   } finally {

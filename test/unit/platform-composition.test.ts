@@ -45,6 +45,7 @@ describe('composition root', () => {
       mail: 'outbox',
       registryProvider: 'sandbox',
       emailVerifier: 'dns-smtp',
+      rateLimiter: 'memory',
     });
   });
 
