@@ -160,6 +160,16 @@ export const ConfigSchema = z.object({
   /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
   RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
   // --- end scaled out -----------------------------------------------------------------------------------
+  // --- Credit reservations (issue 18): who holds an open reservation, and until when.
+  /**
+   * `single`: one API process per store (the embedded deployment): at start-up every reservation held by
+   * an earlier incarnation (a process that died mid-request) is released at once. `shared`: several API
+   * processes share the store: a reservation is released when its lease expires. Default: `single` with
+   * the SQLite event store, `shared` with any other.
+   */
+  CREDIT_HOLDERS: z.enum(['single', 'shared']).optional(),
+  /** Lease of a credit reservation (ms): the longest a call may hold its credits before any process may release them. */
+  CREDIT_RESERVATION_LEASE_MS: z.coerce.number().int().min(1_000).default(300_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

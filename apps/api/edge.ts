@@ -111,9 +111,10 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     const edge = request.edge;
     if (edge?.reservationId && request.auth) {
       const success = reply.statusCode >= 200 && reply.statusCode < 300;
-      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
+      const outcome = await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
       edge.reservationId = null;
-      if (success) {
+      // `not_open`: the reservation outlived its lease and was released; the call is not charged.
+      if (outcome === 'committed') {
         edge.charged = edge.cost;
         await maybeCreditsLow(ctx, request, edge.cost);
       }

@@ -1,7 +1,9 @@
 /**
  * Operator CLI (`npm run cli -- <command>`). Prints JSON on stdout; errors go to stderr as JSON with a
- * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: the
- * server picks up what the CLI appends within its poll interval (100 ms).
+ * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: a key it
+ * prints works on the server's next call (an unknown key makes the server catch up with the log before
+ * answering 401); revocations, plan and limit changes reach the server within milliseconds (SQLite: the
+ * server watches the file for other processes' commits), at the latest at its poll (100 ms).
  *
  *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
  *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}

@@ -5,6 +5,7 @@
  * (`apps/capabilities`). `apps/api`, `apps/cli`, `apps/worker` and any later process build it the same
  * way; `start()` starts only what that process kind runs.
  */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../api/config.ts';
@@ -44,11 +45,14 @@ export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
 export const WORKER_ENTRY = fileURLToPath(new URL('../worker/worker-entry.mjs', import.meta.url));
 
 /**
- * A reservation is settled within the request (job timeout JOB_TIMEOUT_MS); one still open after 15
- * minutes belongs to a process that died mid-request. Checked at start and every 5 minutes.
+ * Credit reservations carry their holder's incarnation and a lease (CREDIT_RESERVATION_LEASE_MS). At
+ * start-up of the only API process of a store (CREDIT_HOLDERS=single, the embedded deployment) every
+ * reservation of another incarnation is released at once; expired leases are released at start and
+ * every SWEEP_INTERVAL_MS (from the followed snapshot: no IO unless something is released). A
+ * reservation recorded without a lease (older versions) is released after STALE_RESERVATION_MS.
  */
 const STALE_RESERVATION_MS = 15 * 60_000;
-const SWEEP_INTERVAL_MS = 5 * 60_000;
+const SWEEP_INTERVAL_MS = 10_000;
 
 /** Structured JSON logs; keys, secrets and query strings (they can hold e-mail addresses) never logged. */
 function createLogger(config: Config): Logger {
@@ -59,6 +63,14 @@ function createLogger(config: Config): Logger {
       req: (req: { id?: string; method?: string; url?: string; ip?: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0], ip: req.ip }),
     },
   });
+}
+
+/**
+ * Who may hold credit reservations on the store: `single` (one API process: the embedded deployment,
+ * the SQLite event store) unless CREDIT_HOLDERS says otherwise; `shared` for a scaled-out event store.
+ */
+export function creditHolders(config: Config): 'single' | 'shared' {
+  return config.CREDIT_HOLDERS ?? (config.EVENT_STORE === 'sqlite' ? 'single' : 'shared');
 }
 
 /** Which adapter each port's factory picks for `config` (nothing is opened). */
@@ -94,6 +106,8 @@ class SelloPlatform implements Platform {
   readonly log: Logger;
   readonly clock: Clock;
   readonly capabilities: readonly AnyCapability[] = capabilities;
+  /** This boot of this process (a random id): the holder recorded on its credit reservations. */
+  readonly incarnation = `inc_${randomUUID().replace(/-/g, '')}`;
   private readonly ports;
   private readonly useCases = new Map<AnyCapability, unknown>();
   private started = false;
@@ -121,7 +135,9 @@ class SelloPlatform implements Platform {
       rateLimiter: lazy<RateLimiter>(() => createRateLimiter(config)),
       secrets: lazy<Secrets>(() => createSecrets(config)),
       tenancy: lazy<TenancyView>(() => new TenancyView(this.events)),
-      credits: lazy<CreditLedger>(() => new CreditLedger(this.events, () => clock.now())),
+      credits: lazy<CreditLedger>(
+        () => new CreditLedger(this.events, () => clock.now(), undefined, { incarnation: this.incarnation, leaseMs: config.CREDIT_RESERVATION_LEASE_MS }),
+      ),
       usage: lazy<UsageRecorder>(() => new UsageRecorder(this.events, this.log)),
       projections: lazy<ProjectionRunner>(
         () =>
@@ -175,9 +191,15 @@ class SelloPlatform implements Platform {
     this.stops.push(() => this.tenancy.stop());
     const follower = await this.credits.follow();
     this.stops.push(() => follower.stop());
-    const sweep = () => this.credits.releaseStale(STALE_RESERVATION_MS).catch((err: unknown) => this.log.error({ err }, 'could not release stale credit reservations'));
-    await sweep();
-    const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+    const sweep = (otherHolders: boolean) =>
+      this.credits
+        .releaseAbandoned({ otherHolders, legacyMaxAgeMs: STALE_RESERVATION_MS })
+        .then((released) => {
+          if (released > 0) this.log.info({ released, incarnation: this.incarnation }, 'released credit reservations of a process that is gone');
+        })
+        .catch((err: unknown) => this.log.error({ err }, 'could not release abandoned credit reservations'));
+    await sweep(creditHolders(this.config) === 'single');
+    const sweeper = setInterval(() => void sweep(false), SWEEP_INTERVAL_MS);
     sweeper.unref();
     this.stops.push(async () => clearInterval(sweeper));
     await this.projections.start();
