@@ -16,8 +16,10 @@ export const SIGNING_ERROR_STATUS = {
   document_locked: 400,
   /** The upload is not a readable, unencrypted, well-formed PDF (spec). */
   pdf_corrupted: 400,
-  /** The PDF is larger than {@link MAX_PDF_BYTES} (413) or has more than {@link MAX_PDF_PAGES} pages (400). */
+  /** The PDF is larger than {@link MAX_PDF_BYTES}. */
   pdf_too_large: 413,
+  /** The PDF has more than {@link MAX_PDF_PAGES} pages. */
+  pdf_too_many_pages: 400,
   /** The document was cancelled by its owner or declined by a signer. */
   document_cancelled: 400,
   /** The operation needs another status (e.g. invitations of a document already sent; finalize before every signer signed). */
@@ -30,6 +32,8 @@ export const SIGNING_ERROR_STATUS = {
   invalid_placement: 400,
   /** A signing or preview link is unknown, expired or of another purpose. */
   invalid_link: 401,
+  /** `expiry_date` / `expires_in` is not in the future. */
+  invalid_expiry_date: 400,
   /** The configured timestamp authority did not answer usably; finalize can be retried. */
   timestamp_unavailable: 503,
 } as const;

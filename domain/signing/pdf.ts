@@ -6,7 +6,7 @@
  * or had to REPAIR it (broken xref, truncated file: what a viewer would silently reconstruct is not what the
  * signer would be shown faithfully); it is encrypted (needs a password, or pdf-lib refuses it as encrypted);
  * it has no page; a page cannot be loaded; pdf-lib cannot parse it. More than {@link MAX_PDF_PAGES} pages is
- * `pdf_too_large` (400).
+ * `pdf_too_many_pages` (400).
  */
 import { MAX_PDF_PAGES, SigningError } from './errors.ts';
 import type { Placement } from './document.ts';
@@ -33,7 +33,7 @@ const TAG = /\{\{\s*signature\s*:\s*(\d{1,2})\s*\}\}/g;
 
 /**
  * Opens and judges a PDF; finds signature tags.
- * @throws SigningError `pdf_corrupted` or `pdf_too_large` (see the module comment).
+ * @throws SigningError `pdf_corrupted` or `pdf_too_many_pages` (see the module comment).
  */
 export async function inspectPdf(bytes: Uint8Array): Promise<PdfInfo> {
   if (bytes.length < 8 || Buffer.from(bytes.subarray(0, 1024)).indexOf('%PDF-') < 0) throw corrupted('no %PDF- header');
@@ -55,7 +55,7 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInfo> {
       throw corrupted('its page tree cannot be read');
     }
     if (pages < 1) throw corrupted('no pages');
-    if (pages > MAX_PDF_PAGES) throw new SigningError('pdf_too_large', `The PDF has ${pages} pages; at most ${MAX_PDF_PAGES} are accepted`, { pages, max_pages: MAX_PDF_PAGES });
+    if (pages > MAX_PDF_PAGES) throw new SigningError('pdf_too_many_pages', `The PDF has ${pages} pages; at most ${MAX_PDF_PAGES} are accepted`, { pages, max_pages: MAX_PDF_PAGES });
     const pageSizes: PdfInfo['pageSizes'] = [];
     const tags = new Map<number, Placement[]>();
     for (let i = 0; i < pages; i++) {

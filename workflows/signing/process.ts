@@ -17,7 +17,7 @@
  *   (the decline is also mailed to the owner's `notify_email`);
  * - `document_finalized`, `document_cancelled`, `document_deleted`, `document_expired`, a decline: the
  *   workflow closes; it ends (done) once its last activity has reported.
- * A failed or interrupted activity is retried under a new id after 30 s, 2 min, 10 min, then given up.
+ * A failed or interrupted activity is retried under a new id after 5 s, 30 s, 2 min, 10 min, then given up.
  */
 import type { ProcessManager, WorkflowEffect, WorkflowInput } from '../../infra/ports/workflows.ts';
 
@@ -63,7 +63,7 @@ export interface LifecycleState {
 }
 
 const DAY_MS = 86_400_000;
-const RETRY_MS = [30_000, 120_000, 600_000];
+const RETRY_MS = [5_000, 30_000, 120_000, 600_000];
 
 const WEBHOOK_OF: Record<string, string> = {
   document_signed: 'document.signed',

@@ -175,12 +175,14 @@ export function createSigningService(deps: SigningDeps) {
   const service = {
     view,
     load,
+    /** The platform clock's now (epoch ms). */
+    now: () => clock.now(),
 
     /** `POST /v1/signing/documents` (and `/v1/signing/create`): validates the PDF and signers; status `draft`. */
     async create(input: CreateInput) {
       const now = clock.now();
       const expiresAt = input.expiresAt ?? iso(now + settings.defaultExpiryDays * 86_400_000);
-      if (Date.parse(expiresAt) <= now) throw new SigningError('invalid_signer', 'expiry_date must be in the future', { field: 'expiry_date', expiry_date: expiresAt });
+      if (Date.parse(expiresAt) <= now) throw new SigningError('invalid_expiry_date', 'expiry_date must be in the future', { field: 'expiry_date', expiry_date: expiresAt });
       const info = await inspectPdf(input.pdf);
       const documentId = `doc_${randomBytes(12).toString('hex')}`;
       const tenant = input.tenantId;

@@ -94,7 +94,7 @@ export function sendPdf(reply: FastifyReply, filename: string, bytes: Buffer) {
   return reply.send(bytes);
 }
 
-export const LIMITS_TEXT = `PDF: at most ${MAX_PDF_BYTES / 1024 / 1024} MiB (413 \`pdf_too_large\`) and ${MAX_PDF_PAGES} pages (400 \`pdf_too_large\`); at most ${MAX_SIGNERS} signers.`;
+export const LIMITS_TEXT = `PDF: at most ${MAX_PDF_BYTES / 1024 / 1024} MiB (413 \`pdf_too_large\`) and ${MAX_PDF_PAGES} pages (400 \`pdf_too_many_pages\`); at most ${MAX_SIGNERS} signers.`;
 
 export const SignerView = z.object({
   id: z.string(),

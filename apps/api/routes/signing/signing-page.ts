@@ -64,7 +64,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       }
       try {
         const { state, signer } = await service.openLink(document_id, token);
-        const status = effectiveStatus(state, Date.now());
+        const status = effectiveStatus(state, service.now());
         if (status === 'expired') throw new SigningError('document_expired', 'expired');
         if (signer.status === 'signed') throw new SigningError('already_signed', 'signed');
         if (signer.status === 'declined') throw new SigningError('already_declined', 'declined');
