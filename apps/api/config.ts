@@ -170,6 +170,22 @@ export const ConfigSchema = z.object({
   CREDIT_HOLDERS: z.enum(['single', 'shared']).optional(),
   /** Lease of a credit reservation (ms): the longest a call may hold its credits before any process may release them. */
   CREDIT_RESERVATION_LEASE_MS: z.coerce.number().int().min(1_000).default(300_000),
+  // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
+  /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
+  SIGNING_P12_PATH: optionalString,
+  /** Password of SIGNING_P12_PATH. */
+  SIGNING_P12_PASSWORD: optionalString,
+  /** RFC 3161 timestamp authority (HTTP POST); set = PAdES B-T signatures, unset = B-B. A TSA that does not answer fails finalize (503), never the local clock. */
+  SIGNING_TSA_URL: z.string().url().optional(),
+  /** Per-attempt limit (ms) of a TSA request. */
+  SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of a TSA request before finalize answers 503 `timestamp_unavailable`. */
+  SIGNING_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** Lifetime (s) of a `public-preview` URL. */
+  SIGNING_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
+  /** Days a signing document stays open when no `expiry_date` is given. */
+  SIGNING_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  // --- end signing ------------------------------------------------------------------------------------
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

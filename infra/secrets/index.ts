@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import { parseSecretKey } from '../../domain/webhooks/secret-box.ts';
 import { loadOrCreateKeyFile } from './key-file.ts';
+import { loadSigningIdentity, type SigningIdentity } from './signing-identity.ts';
 import type { Config } from '../shared/adapter.ts';
 
 export interface Secrets {
@@ -20,6 +21,14 @@ export interface Secrets {
    * with the data directory, or set the variable.
    */
   webhookSecretKey(): Buffer;
+  /**
+   * The PAdES signing identity: `SIGNING_P12_PATH` (+ `SIGNING_P12_PASSWORD`), or a self-issued CA and
+   * certificate in `DATA_DIR/signing-identity.p12`, its key encrypted with `DATA_DIR/signing-identity.key`
+   * (see `signing-identity.ts`). Generated on first use (about a second: two RSA keys).
+   */
+  signingIdentity(): SigningIdentity;
+  /** HMAC-SHA-256 key of signing preview URLs: `DATA_DIR/signing-link.key`. */
+  signingLinkKey(): Buffer;
 }
 
 /**
@@ -47,5 +56,7 @@ export function createSecrets(config: Config): Secrets {
     webhookSecretKey: once(() =>
       config.WEBHOOK_SECRET_KEY ? parseSecretKey(config.WEBHOOK_SECRET_KEY) : loadOrCreateKeyFile(join(dir, 'webhook-secret.key'), { parse: (text) => parseSecretKey(text) }),
     ),
+    signingIdentity: once(() => loadSigningIdentity(config)),
+    signingLinkKey: once(() => loadOrCreateKeyFile(join(dir, 'signing-link.key'))),
   };
 }
