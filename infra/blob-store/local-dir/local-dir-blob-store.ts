@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,7 +67,8 @@ export class LocalDirBlobStore implements BlobStore {
       throw error;
     }
     const { size } = await handle.stat();
-    return { stream: createReadStream('', { fd: handle.fd, autoClose: true }) as NodeJS.ReadableStream & AsyncIterable<Buffer>, bytes: size };
+    // The stream owns the handle (closed at end or on error): a file deleted meanwhile is still read whole.
+    return { stream: handle.createReadStream({ autoClose: true }) as unknown as NodeJS.ReadableStream & AsyncIterable<Buffer>, bytes: size };
   }
 
   async delete(key: string): Promise<boolean> {
