@@ -15,6 +15,7 @@ import { faceMatchingCapability } from './face-matching.ts';
 import { ocrCapability } from './ocr.ts';
 import { faceCapability } from './face.ts';
 import { signingCapability } from './signing.ts';
+import { usageCapability } from './usage.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -25,6 +26,7 @@ export const capabilities: readonly AnyCapability[] = [
   ocrCapability,
   faceCapability,
   signingCapability,
+  usageCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */
