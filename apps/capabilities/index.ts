@@ -16,6 +16,7 @@ import { ocrCapability } from './ocr.ts';
 import { faceCapability } from './face.ts';
 import { signingCapability } from './signing.ts';
 import { usageCapability } from './usage.ts';
+import { fingerprintCapability } from './fingerprint.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -27,6 +28,7 @@ export const capabilities: readonly AnyCapability[] = [
   faceCapability,
   signingCapability,
   usageCapability,
+  fingerprintCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */
