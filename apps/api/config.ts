@@ -149,6 +149,12 @@ export const ConfigSchema = z.object({
     .transform((s) => s.split(',').map((x) => Number(x.trim())))
     .pipe(z.array(z.number().min(0.5).max(3)).min(1).max(8)),
   // --- end OCR ----------------------------------------------------------------------------------------
+  // --- deployments (docs/deployments.md) ---
+  /** AES-256-GCM key sealing a deployment's first API keys until shown once (64 hex or base64 of 32 bytes); unset = generated into DATA_DIR/deployment-secret.key. */
+  DEPLOYMENT_SECRET_KEY: optionalString,
+  /** Time limit of the logo fetch (connect to end of body), ms. */
+  DEPLOYMENT_LOGO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // --- end deployments ---
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -14,6 +14,7 @@ import { webhooksCapability } from './webhooks.ts';
 import { faceMatchingCapability } from './face-matching.ts';
 import { ocrCapability } from './ocr.ts';
 import { faceCapability } from './face.ts';
+import { deploymentsCapability } from './deployments.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -23,6 +24,7 @@ export const capabilities: readonly AnyCapability[] = [
   faceMatchingCapability,
   ocrCapability,
   faceCapability,
+  deploymentsCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */

@@ -20,6 +20,11 @@ export interface Secrets {
    * with the data directory, or set the variable.
    */
   webhookSecretKey(): Buffer;
+  /**
+   * AES-256-GCM key sealing the API keys a deployment issues until the admin has seen them once
+   * (`DEPLOYMENT_SECRET_KEY`, 64 hex chars or base64 of 32 bytes, or `DATA_DIR/deployment-secret.key`).
+   */
+  deploymentSecretKey(): Buffer;
 }
 
 /**
@@ -46,6 +51,11 @@ export function createSecrets(config: Config): Secrets {
     registryFingerprintKey: once(() => loadFingerprintKey(config)),
     webhookSecretKey: once(() =>
       config.WEBHOOK_SECRET_KEY ? parseSecretKey(config.WEBHOOK_SECRET_KEY) : loadOrCreateKeyFile(join(dir, 'webhook-secret.key'), { parse: (text) => parseSecretKey(text) }),
+    ),
+    deploymentSecretKey: once(() =>
+      config.DEPLOYMENT_SECRET_KEY
+        ? parseSecretKey(config.DEPLOYMENT_SECRET_KEY)
+        : loadOrCreateKeyFile(join(dir, 'deployment-secret.key'), { parse: (text) => parseSecretKey(text) }),
     ),
   };
 }

@@ -113,7 +113,7 @@ describe('composition root', () => {
   });
 
   it('derives the projection list and the job handler table from the manifests', () => {
-    expect(projectionsOf(capabilities).map((p) => p.name)).toEqual(['tenants', 'api-keys', 'usage-events', 'webhooks', 'face-embeddings']);
+    expect(projectionsOf(capabilities).map((p) => p.name)).toEqual(['tenants', 'api-keys', 'usage-events', 'webhooks', 'face-embeddings', 'deployments']);
     const table = jobTableOf(capabilities);
     expect([...table.keys()].sort()).toEqual(
       ['face.analyze', 'face.descriptor', 'face.detect', 'face.landmarks', 'face.liveness', 'face.verify', 'ocr.authenticity', 'ocr.extractDocument', 'ocr.extractId', 'ocr.readPage', 'system.checksum', 'system.fail', 'system.health', 'system.sleep'].sort(),
