@@ -119,7 +119,7 @@ describe('composition root', () => {
       ['face.analyze', 'face.descriptor', 'face.detect', 'face.landmarks', 'face.liveness', 'face.verify', 'ocr.authenticity', 'ocr.extractDocument', 'ocr.extractId', 'ocr.readPage', 'system.checksum', 'system.fail', 'system.health', 'system.sleep'].sort(),
     );
     expect(() => jobTableOf([...capabilities, capabilities.find((c) => c.name === 'face')!])).toThrow(/declared twice/);
-    expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face']);
+    expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face', 'deployments']);
   });
 
   it('the worker resolves each job type to its manifest handler module, configured once with the platform configuration', async () => {
