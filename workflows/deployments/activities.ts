@@ -47,6 +47,11 @@ export interface DeploymentActivityDeps {
   /** The logo fetcher in use (a getter: tests swap in one that trusts a loopback server). */
   logoFetcher: () => LogoFetcher;
   clock: Clock;
+  /**
+   * True once the process is stopping: a step that fails then (its fetch aborted by the shutdown) is not
+   * recorded as failed; the activity raises instead, and the run tries the step again (after a restart).
+   */
+  stopping?: () => boolean;
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -156,6 +161,7 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps): Record
     try {
       result = stepName === 'tenant' ? await runTenant(s) : stepName === 'api_keys' ? await runKeys(s) : await runBranding(s);
     } catch (err) {
+      if (deps.stopping?.()) throw new Error(`the ${stepName} step was interrupted by a shutdown`);
       const failure =
         err instanceof StepFailure ? err : new StepFailure('internal', `the ${stepName} step failed unexpectedly; retry, or contact the operator if it persists`);
       if (!(err instanceof StepFailure)) deps.logger?.error({ err, deploymentId: s.id, step: stepName }, 'deployments: step failed unexpectedly');

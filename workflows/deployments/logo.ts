@@ -43,6 +43,7 @@ export interface LogoFetcher {
    *   `logo_too_big` (a side > 1024 px).
    */
   fetch(url: string): Promise<FetchedLogo>;
+  /** Closes the connections, aborting fetches in flight (they fail; the caller decides what that means). */
   close(): Promise<void>;
 }
 
@@ -152,7 +153,7 @@ export function createLogoFetcher(options: LogoFetcherOptions = {}): LogoFetcher
       return checkLogo(Buffer.concat(chunks));
     },
     async close() {
-      await agent.close();
+      await agent.destroy();
     },
   };
 }

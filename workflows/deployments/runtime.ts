@@ -57,7 +57,16 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
     list: (p) => deps.blobs().list(p),
   };
   const service = createDeploymentService({ eventStore: deps.eventStore, readModels: deps.readModels, blobs: lazyBlobs, secrets, clock: deps.clock, catchUp: deps.catchUp });
-  const activities = createDeploymentActivities({ eventStore: deps.eventStore, blobs: lazyBlobs, secrets, logoFetcher, clock: deps.clock, logger: deps.logger });
+  let stopping = false;
+  const activities = createDeploymentActivities({
+    eventStore: deps.eventStore,
+    blobs: lazyBlobs,
+    secrets,
+    logoFetcher,
+    clock: deps.clock,
+    stopping: () => stopping,
+    logger: deps.logger,
+  });
   const pick = (names: string[]) => Object.fromEntries(names.map((n) => [n, activities[n]!]));
   const processManagers = [
     bindProcessManager(provisioningProcess, pick(['deployments.step', 'deployments.activate', 'deployments.recordFailure'])),
@@ -75,6 +84,7 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
       await starter?.caughtUp();
     },
     async stop() {
+      stopping = true;
       await starter?.stop();
       starter = null;
       await fetcher?.close();
