@@ -37,6 +37,21 @@ export interface BrandingService {
   brandingForTenant(tenantId: string): Promise<Branding>;
   /** Branding of the active deployment whose domain is the `Host` header's (port ignored, IDNA applied), else the default. */
   brandingForHost(host: string | undefined): Promise<Branding>;
+  /**
+   * The branding of a public page: the deployment of the tenant the page belongs to (e.g. a signing
+   * document's owner) when there is one, else the deployment whose domain is the request's `Host`, else
+   * the default.
+   */
+  brandingForPage(o: { tenantId?: string | null; host?: string }): Promise<Branding>;
+}
+
+/**
+ * The logo as an absolute URL for a page answered to `origin` (`https://kyc.example.mx`): `logoUrl`
+ * when `PUBLIC_BASE_URL` is set, else the logo path on the page's own origin; null without a logo.
+ */
+export function logoUrlFor(b: Branding, origin: string): string | null {
+  if (!b.logoPath) return null;
+  return b.logoUrl ?? `${origin.replace(/\/+$/, '')}${b.logoPath}`;
 }
 
 /**
@@ -61,7 +76,7 @@ export function createBrandingService(deps: { readModels: ReadModelStore; public
     };
   };
   const live = { status: { $ne: 'deactivated' }, has_branding: true } as const;
-  return {
+  const service: BrandingService = {
     async brandingForTenant(tenantId) {
       const docs = await deploymentsCollection(deps.readModels);
       const found = await docs.find({ provisioned_tenant_id: tenantId, ...live }, { sort: [{ field: 'created_at', order: 'desc' }], limit: 1 });
@@ -74,5 +89,13 @@ export function createBrandingService(deps: { readModels: ReadModelStore; public
       const found = await docs.find({ domain, ...live }, { sort: [{ field: 'created_at', order: 'desc' }], limit: 1 });
       return of(found[0]);
     },
+    async brandingForPage(o) {
+      if (o.tenantId) {
+        const b = await service.brandingForTenant(o.tenantId);
+        if (b.deploymentId) return b;
+      }
+      return service.brandingForHost(o.host);
+    },
   };
+  return service;
 }

@@ -202,6 +202,9 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     expect((await branding.brandingForTenant(tenantId)).primaryColor).toBe(b.primary_color);
     expect((await branding.brandingForHost(`${active.domain.toUpperCase()}:443`)).companyName).toBe('Financiera Ejemplo');
     expect((await branding.brandingForHost('unknown.example.com')).deploymentId).toBeNull();
+    expect((await branding.brandingForPage({ tenantId: ownerTenant, host: active.domain })).deploymentId).toBe(id);
+    expect((await branding.brandingForPage({ tenantId: tenantId, host: 'other.example.com' })).deploymentId).toBe(id);
+    expect((await branding.brandingForPage({ tenantId: ownerTenant, host: '127.0.0.1:3000' })).companyName).toBe('Sello');
 
     // Update the colour: a new run of the branding step only.
     const upd = await s.fetch(`/api/deployments/${id}`, { method: 'PUT', key: admin, ...json({ config: { primaryColor: '#112233' } }) });
