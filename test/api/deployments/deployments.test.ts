@@ -140,6 +140,16 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     await eventually(async () => (await status(rec.id)).data.status === 'active', 15_000, 'active');
   });
 
+  it('keeps clientId unique under concurrent creates (exactly one wins)', async () => {
+    const clientId = `race-${Math.random().toString(36).slice(2, 8)}`;
+    const results = await Promise.all(Array.from({ length: 6 }, () => create({ ...body(), clientId })));
+    const codes = results.map((r) => r.status).sort();
+    expect(codes).toEqual([201, 409, 409, 409, 409, 409]);
+    const domain = `race-${Math.random().toString(36).slice(2, 8)}.ejemplo.mx`;
+    const byDomain = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ ...body(), domain }, i % 2 ? otherAdmin : admin)));
+    expect(byDomain.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
   it('provisions: the logo step fails on a 500, the keys are shown once, retry resumes without a second tenant or key', async () => {
     let calls = 0;
     logos.on('/flaky.png', () => (++calls === 1 ? { status: 500, body: Buffer.from('oops') } : { status: 200, body: png, type: 'image/png' }));
