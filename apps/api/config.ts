@@ -186,6 +186,12 @@ export const ConfigSchema = z.object({
   /** Days a signing document stays open when no `expiry_date` is given. */
   SIGNING_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   // --- end signing ------------------------------------------------------------------------------------
+  // --- deployments (docs/deployments.md) ---
+  /** AES-256-GCM key sealing a deployment's first API keys until shown once (64 hex or base64 of 32 bytes); unset = generated into DATA_DIR/deployment-secret.key. */
+  DEPLOYMENT_SECRET_KEY: optionalString,
+  /** Time limit of the logo fetch (connect to end of body), ms. */
+  DEPLOYMENT_LOGO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // --- end deployments ---
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

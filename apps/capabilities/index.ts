@@ -17,6 +17,7 @@ import { faceCapability } from './face.ts';
 import { signingCapability } from './signing.ts';
 import { usageCapability } from './usage.ts';
 import { fingerprintCapability } from './fingerprint.ts';
+import { deploymentsCapability } from './deployments.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -29,6 +30,7 @@ export const capabilities: readonly AnyCapability[] = [
   signingCapability,
   usageCapability,
   fingerprintCapability,
+  deploymentsCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */
