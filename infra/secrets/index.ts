@@ -29,6 +29,7 @@ export interface Secrets {
   signingIdentity(): SigningIdentity;
   /** HMAC-SHA-256 key of signing preview URLs: `DATA_DIR/signing-link.key`. */
   signingLinkKey(): Buffer;
+  /**
    * AES-256-GCM key sealing the API keys a deployment issues until the admin has seen them once
    * (`DEPLOYMENT_SECRET_KEY`, 64 hex chars or base64 of 32 bytes, or `DATA_DIR/deployment-secret.key`).
    */
