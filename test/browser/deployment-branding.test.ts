@@ -81,7 +81,7 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
       const r = ((await (await s.fetch(`/api/deployments/${depId}/status`, { key: admin })).json()) as { data: { status: string; provisioned_tenant_id: string | null; api_keys: { key?: string; test: boolean }[]; branding: { primary_color: string; contrast: { adjusted: boolean } } | null } }).data;
       liveKey ||= r.api_keys.find((k) => !k.test && k.key)?.key ?? '';
       return r.status === 'active' ? r : null;
-    }, 20_000, 'deployment active');
+    }, 40_000, 'deployment active');
     expect(liveKey).toMatch(/^sk_live_/);
     const color = active.branding!.primary_color;
     expect(active.branding!.contrast.adjusted).toBe(true);
