@@ -6,6 +6,7 @@ import { makePng, startLogoServer, type LogoServer } from '../../helpers/logo-se
 import { deploymentsCapability } from '../../../apps/capabilities/deployments.ts';
 import { contrastRatio } from '../../../domain/deployments/contrast.ts';
 import { tenantStream } from '../../../domain/tenancy/tenancy.ts';
+import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../../helpers/postgres.ts';
 
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -24,7 +25,25 @@ type Rec = {
   config: { primaryColor: string };
 };
 
-describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-signed)', () => {
+/** The read models on SQLite (embedded default) and, when a server answers, on PostgreSQL. */
+const variants: { name: string; config: () => Record<string, unknown> }[] = [{ name: 'SQLite read models', config: () => ({}) }];
+const schemas: string[] = [];
+if (await postgresReachable('/api/deployments on PostgreSQL read models')) {
+  variants.push({
+    name: 'PostgreSQL read models',
+    config: () => {
+      const schema = uniqueSchema('deployments');
+      schemas.push(schema);
+      return { DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, READ_MODELS: 'postgres' };
+    },
+  });
+}
+afterAll(async () => {
+  await dropSchemas(schemas);
+});
+
+for (const variant of variants)
+describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-signed), ${variant.name}`, () => {
   let cert: TestCertificate;
   let logos: LogoServer;
   let s: TestServer;
@@ -39,7 +58,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     logos = await startLogoServer(cert);
     png = await makePng(240, 80);
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...variant.config() } });
     // Test-only allowance: loopback and the test CA. Production config has no way to set these.
     s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 });
     ownerTenant = await s.createTenant('pro');
@@ -234,6 +253,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
       await s.ctx.tenancy.catchUp();
       return (await s.fetch('/v1/credits/balance', { key: shown[0]!.key })).status === 401;
     }, 30_000, 'key revoked');
+    await s.ctx.projections.catchUp();
     expect((await branding.brandingForTenant(tenantId)).deploymentId).toBeNull();
     expect((await fetch(`${s.url}${b.logo_url}`)).status).toBe(404);
     const again = await s.fetch(`/api/deployments/${id}`, { method: 'PUT', key: admin, ...json({ clientName: 'x' }) });
