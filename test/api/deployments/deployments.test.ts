@@ -134,6 +134,9 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     }
     const missing = await s.fetch('/api/deployments/create', { method: 'POST', key: admin, ...json({ clientId: 'x' }) });
     expect(missing.status).toBe(400);
+    const mb = (await missing.json()) as { error: { code: string; details: { issues: unknown[] } } };
+    expect(mb.error.code).toBe('validation_error');
+    expect(mb.error.details.issues.length).toBeGreaterThan(0);
   });
 
   it('normalises IDNA domains and colours, and keeps clientId unique per owning tenant and domains unique overall', async () => {
@@ -155,6 +158,7 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     expect(dupDomain.status).toBe(409);
     const dd = (await dupDomain.json()) as { error: { code: string; details: Record<string, unknown> } };
     expect(dd.error.code).toBe('domain_taken');
+    expect(dd.error.details).toMatchObject({ field: 'domain', domain: 'xn--caf-test-d1a.ejemplo.mx' });
     expect(JSON.stringify(dd)).not.toContain(rec.id); // another tenant's deployment id is not disclosed
     await eventually(async () => (await status(rec.id)).data.status === 'active', 30_000, 'active');
   });
