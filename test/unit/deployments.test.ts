@@ -161,3 +161,28 @@ describe('deployment aggregate', () => {
     expect(s!.history.map((h) => `${h.run}:${h.step}:${h.outcome}`)).toEqual(['1:tenant:completed', '1:api_keys:failed']);
   });
 });
+
+describe('branding handed to the signing and usage renderers', async () => {
+  const { forEmail, forPage, DEFAULT_BRANDING } = await import('../../workflows/deployments/branding.ts');
+  const { renderMessagePage } = await import('../../apps/api/routes/signing/page-render.ts');
+  const { safeBranding } = await import('../../apps/api/routes/usage/page.ts');
+  const deployment = { ...DEFAULT_BRANDING, deploymentId: 'dep_1', companyName: 'Acme <b>', primaryColor: '#8B7500', logoPath: '/api/deployments/dep_1/logo', logoUrl: null, colorAdjusted: true };
+  const fallback = { companyName: 'Sello', primaryColor: '#1f4fd1', logoUrl: null };
+
+  it('pages get the same-origin logo path, e-mails only an absolute URL, no deployment keeps the fallback', () => {
+    expect(forPage(deployment, fallback)).toEqual({ companyName: 'Acme <b>', primaryColor: '#8B7500', logoUrl: '/api/deployments/dep_1/logo' });
+    expect(forEmail(deployment, fallback).logoUrl).toBeNull();
+    expect(forEmail({ ...deployment, logoUrl: 'https://api.example/api/deployments/dep_1/logo' }, fallback).logoUrl).toBe('https://api.example/api/deployments/dep_1/logo');
+    expect(forPage(DEFAULT_BRANDING, fallback)).toBe(fallback);
+  });
+
+  it('renderers show a same-origin logo and escape the name, but refuse protocol-relative URLs', () => {
+    const html = renderMessagePage({ title: 't', nonce: 'n', heading: 'h', text: 'x', branding: forPage(deployment, fallback) });
+    expect(html).toContain('<img src="/api/deployments/dep_1/logo" alt="Acme &lt;b&gt;"');
+    expect(html).not.toContain('<b>');
+    const evil = renderMessagePage({ title: 't', nonce: 'n', heading: 'h', text: 'x', branding: { ...fallback, logoUrl: '//evil.example/x.png' } });
+    expect(evil).not.toContain('evil.example');
+    expect(safeBranding({ logoUrl: '/api/deployments/dep_1/logo' }).logoUrl).toBe('/api/deployments/dep_1/logo');
+    expect(safeBranding({ logoUrl: '//evil.example/x.png' }).logoUrl).toBeNull();
+  });
+});
