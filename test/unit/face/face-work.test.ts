@@ -44,3 +44,29 @@ describe('wasm Concat replacement (face-api normalize)', () => {
     });
   }
 });
+
+describe('decodes and detections per face job', () => {
+  it('face.descriptor decodes and detects its image once, also when it adds liveness; face.verify once per image', async () => {
+    const { handlers } = await import('../../../models/face/jobs.ts');
+    const { faceWork } = await import('../../../models/face/work-counters.ts');
+    const { faceCrop } = await import('../../api/face/fixtures.ts');
+    const img = new Uint8Array(await faceCrop('a', 0.6));
+    const img2 = new Uint8Array(await faceCrop('a', 0.35, { brightness: 1.1, flip: true }));
+    const count = async <T>(f: () => Promise<T>) => {
+      const d0 = faceWork.decodes, t0 = faceWork.detections;
+      const out = await f();
+      return { out, decodes: faceWork.decodes - d0, detections: faceWork.detections - t0 };
+    };
+    const plain = await count(() => handlers['face.descriptor']({ image: img }));
+    expect([plain.decodes, plain.detections]).toEqual([1, 1]);
+    expect(plain.out.liveness).toBeUndefined();
+    const both = await count(() => handlers['face.descriptor']({ image: img, liveness: {} }));
+    expect([both.decodes, both.detections]).toEqual([1, 1]);
+    expect(both.out.descriptor1024).toEqual(plain.out.descriptor1024);
+    const alone = await handlers['face.liveness']({ image: img });
+    expect(both.out.liveness).toEqual(alone);
+    const verify = await count(() => handlers['face.verify']({ image1: img, image2: img2 }));
+    expect([verify.decodes, verify.detections]).toEqual([2, 2]);
+    expect(verify.out.verified).toBe(true);
+  }, 600_000);
+});
