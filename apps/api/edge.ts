@@ -6,7 +6,7 @@ import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
-import { ConcurrencyLimiter, SlidingWindowLimiter } from './rate-limiter.ts';
+import { RateLimiterUnavailableError, type RateHit } from '../../infra/ports/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,36 +53,64 @@ export interface EdgeState {
  */
 export function registerEdge(app: ApiApp, ctx: Platform): void {
   const authenticator = new Authenticator(ctx.tenancy, ctx.config);
-  const rate = new SlidingWindowLimiter();
-  const concurrency = new ConcurrencyLimiter();
+  // RATE_LIMITER: this process's memory, or Redis shared by every instance (exact across them). When the
+  // shared store is unreachable the edge fails closed: 503 with Retry-After (docs/operations.md).
+  const limiter = ctx.rateLimiter;
+  const limited = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof RateLimiterUnavailableError) throw PlatformErrors.limiterUnavailable();
+      throw error;
+    }
+  };
   const lastRateLimitedEvent = new Map<string, number>();
 
   app.decorateRequest('auth', undefined);
   app.decorateRequest('edge', null as unknown as EdgeState);
 
-  /** Rate limit and concurrency slot of an authenticated call. @throws ApiError 429 */
-  const admit = (request: FastifyRequest, auth: AuthContext): void => {
+  /** The 429 of a refused per-minute hit (and, at most once a minute per tenant, `api.rate.limited`). */
+  const rateLimited = (request: FastifyRequest, auth: AuthContext, limit: number, rateClass: RateClass, r: RateHit): ApiError => {
+    const now = ctx.clock.now();
+    if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
+      lastRateLimitedEvent.set(auth.tenantId, now);
+      ctx
+        .publishWebhookEvent(auth.tenantId, 'api.rate.limited', { limit, rate_class: rateClass, endpoint: request.edge.endpoint, retry_after: r.retryAfterSeconds }, request.id)
+        .catch((err: unknown) => request.log.error({ err }, 'could not publish api.rate.limited'));
+    }
+    return PlatformErrors.rateLimited(limit, r.retryAfterSeconds, rateClass);
+  };
+
+  /**
+   * Rate limit and concurrency slot of an authenticated call: synchronous with a limiter that answers
+   * from memory (`limiter.immediate`), else a promise (Redis).
+   * @throws ApiError 429 (limits), 503 (shared limiter unreachable)
+   */
+  const admit = (request: FastifyRequest, auth: AuthContext): void | Promise<void> => {
     request.auth = auth;
     const config = request.edge.config;
     const plan = PLANS[auth.tenant.plan];
     const rateClass = config.rateClass ?? 'standard';
     const limit = perMinuteLimit(plan, rateClass, auth.tenant.limits);
-    if (limit !== null) {
-      const r = rate.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now());
-      if (!r.allowed) {
-        const now = ctx.clock.now();
-        if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
-          lastRateLimitedEvent.set(auth.tenantId, now);
-          ctx
-            .publishWebhookEvent(auth.tenantId, 'api.rate.limited', { limit, rate_class: rateClass, endpoint: request.edge.endpoint, retry_after: r.retryAfterSeconds }, request.id)
-            .catch((err: unknown) => request.log.error({ err }, 'could not publish api.rate.limited'));
-        }
-        throw PlatformErrors.rateLimited(limit, r.retryAfterSeconds, rateClass);
-      }
-    }
     const maxConcurrent = concurrencyLimit(plan, auth.tenant.limits);
-    if (!concurrency.tryAcquire(auth.tenantId, maxConcurrent)) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
-    request.edge.concurrencyKey = auth.tenantId;
+    const now = limiter.immediate;
+    if (now) {
+      if (limit !== null) {
+        const r = now.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now());
+        if (!r.allowed) throw rateLimited(request, auth, limit, rateClass, r);
+      }
+      if (!now.acquire(auth.tenantId, maxConcurrent, request.id)) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+      request.edge.concurrencyKey = auth.tenantId;
+      return;
+    }
+    return (async () => {
+      if (limit !== null) {
+        const r = await limited(limiter.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now()));
+        if (!r.allowed) throw rateLimited(request, auth, limit, rateClass, r);
+      }
+      if (!(await limited(limiter.acquire(auth.tenantId, maxConcurrent, request.id)))) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+      request.edge.concurrencyKey = auth.tenantId;
+    })();
   };
 
   // The hooks are callback-style and finish synchronously on the common path (a known key, a call that
@@ -104,23 +132,16 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     };
     if (config.auth === false || request.is404) return done();
     const requirement = config.auth ?? READ;
-    let auth: AuthContext | null;
+    let admitted: void | Promise<void>;
     try {
-      auth = authenticator.authenticateKnown(request, requirement);
-      if (auth) admit(request, auth);
+      const auth = authenticator.authenticateKnown(request, requirement);
+      admitted = auth ? admit(request, auth) : authenticator.authenticate(request, requirement).then((a) => admit(request, a));
     } catch (error) {
       return done(error as Error);
     }
-    if (auth) return done();
-    authenticator.authenticate(request, requirement).then(
-      (a) => {
-        try {
-          admit(request, a);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done();
-      },
+    if (!admitted) return done();
+    admitted.then(
+      () => done(),
       (error: Error) => done(error),
     );
   });
@@ -176,7 +197,10 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   app.addHook('onResponse', (request, reply, done) => {
     const edge = request.edge;
     if (!edge) return done();
-    if (edge.concurrencyKey) concurrency.release(edge.concurrencyKey);
+    if (edge.concurrencyKey) {
+      if (limiter.immediate) limiter.immediate.release(edge.concurrencyKey, request.id);
+      else limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
+    }
     // A reservation still open here means onSend never ran (client went away): never charge it.
     if (edge.reservationId && request.auth) {
       ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);

@@ -26,6 +26,8 @@ import { createBlobStore, selectBlobStore } from '../../infra/blob-store/index.t
 import { createMailer, selectMailer } from '../../infra/mail/index.ts';
 import { createRegistryProvider, selectRegistryProvider } from '../../infra/registry-provider/index.ts';
 import { createEmailVerifier, selectEmailVerifier } from '../../infra/email-verifier/index.ts';
+import { createRateLimiter, selectRateLimiter } from '../../infra/rate-limiter/index.ts';
+import type { RateLimiter } from '../../infra/ports/rate-limiter.ts';
 import { createSecrets, type Secrets } from '../../infra/secrets/index.ts';
 import type { EmailVerifier } from '../../domain/email/verify-email.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
@@ -83,6 +85,7 @@ export function selectAdapters(config: Config): AdapterSelection {
     mail: selectMailer(config),
     registryProvider: selectRegistryProvider(config),
     emailVerifier: selectEmailVerifier(config),
+    rateLimiter: selectRateLimiter(config),
   };
 }
 
@@ -136,6 +139,7 @@ class SelloPlatform implements Platform {
       mailer: lazy<Mailer>(() => createMailer(config)),
       registry: lazy<RegistryProvider>(() => createRegistryProvider(config)),
       emailVerifier: lazy<EmailVerifier>(() => createEmailVerifier(config)),
+      rateLimiter: lazy<RateLimiter>(() => createRateLimiter(config)),
       secrets: lazy<Secrets>(() => createSecrets(config)),
       tenancy: lazy<TenancyView>(() => new TenancyView(this.events)),
       credits: lazy<CreditLedger>(
@@ -164,6 +168,7 @@ class SelloPlatform implements Platform {
   get blobs(): BlobStore { return this.ports.blobs.get(); }
   get mailer(): Mailer { return this.ports.mailer.get(); }
   get registry(): RegistryProvider { return this.ports.registry.get(); }
+  get rateLimiter(): RateLimiter { return this.ports.rateLimiter.get(); }
   get emailVerifier(): EmailVerifier { return this.ports.emailVerifier.get(); }
   set emailVerifier(verifier: EmailVerifier) { this.ports.emailVerifier.set(verifier); }
   get secrets(): Secrets { return this.ports.secrets.get(); }
@@ -238,6 +243,7 @@ class SelloPlatform implements Platform {
     if (p.jobs.opened()) await p.jobs.get().close();
     if (p.mailer.opened()) await p.mailer.get().close();
     if (p.registry.opened()) await p.registry.get().close();
+    if (p.rateLimiter.opened()) await p.rateLimiter.get().close();
     if (p.vectorIndex.opened()) await p.vectorIndex.get().close();
     if (p.readModels.opened()) await p.readModels.get().close();
     if (p.events.opened()) await p.events.get().close();
