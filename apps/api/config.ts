@@ -170,6 +170,11 @@ export const ConfigSchema = z.object({
   CREDIT_HOLDERS: z.enum(['single', 'shared']).optional(),
   /** Lease of a credit reservation (ms): the longest a call may hold its credits before any process may release them. */
   CREDIT_RESERVATION_LEASE_MS: z.coerce.number().int().min(1_000).default(300_000),
+  /**
+   * Where an API process writes usage events and runs the usage-only projections: `thread` (a worker
+   * thread with its own store connections, off the HTTP thread) or `inline` (on the HTTP thread).
+   */
+  USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
   // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
   /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
   SIGNING_P12_PATH: optionalString,

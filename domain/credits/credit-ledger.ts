@@ -13,6 +13,9 @@ import {
   type CreditState,
 } from './credits.ts';
 
+/** The state of a tenant without credit events (read-only: never handed to `evolve`). */
+const EMPTY_STATE: CreditState = initialCreditState();
+
 interface Cached {
   state: CreditState;
   revision: number | null;
@@ -98,6 +101,14 @@ export class CreditLedger {
     const c = this.cache.get(tenantId);
     if (this.following) return c?.state ?? initialCreditState();
     return this.state(tenantId);
+  }
+
+  /**
+   * The folded state without IO or promise (the edge's billing headers on every response): exact when
+   * following the log (API processes), else what this ledger last saw (possibly behind). Never for decisions.
+   */
+  snapshotNow(tenantId: string): CreditState {
+    return this.cache.get(tenantId)?.state ?? EMPTY_STATE;
   }
 
   private serialized<R>(tenantId: string, fn: (c: Cached) => Promise<R>): Promise<R> {
