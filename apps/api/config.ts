@@ -167,6 +167,8 @@ export const ConfigSchema = z.object({
   JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** A job's lock, ms: a worker that died (SIGKILL) gives its jobs to another worker after this long. */
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Longest an HTTP request may take end to end, ms (Node's `server.requestTimeout`); past it the socket is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // --- end scaled out -----------------------------------------------------------------------------------
 });
 
