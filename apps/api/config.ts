@@ -28,8 +28,8 @@ export const ConfigSchema = z.object({
   WORKFLOWS: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
-  /** Blob store: `local` (`DATA_DIR/blobs`). */
-  BLOB_STORE: z.enum(['local']).default('local'),
+  /** Blob store: `local` (`DATA_DIR/blobs`) or `s3` (any S3-compatible server: `S3_ENDPOINT`, `S3_BUCKET`, keys). */
+  BLOB_STORE: z.enum(['local', 's3']).default('local'),
   /** Outgoing mail: `outbox` (`.eml` files in `DATA_DIR/outbox`) or `smtp` (`SMTP_URL`); unset = `smtp` when SMTP_URL is set. */
   MAIL: z.enum(['outbox', 'smtp']).optional(),
   /** PostgreSQL for the read models (scaled-out adapter); unset = SQLite under DATA_DIR. */
@@ -169,6 +169,15 @@ export const ConfigSchema = z.object({
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Longest an HTTP request may take end to end, ms (Node's `server.requestTimeout`); past it the socket is closed. */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** S3-compatible endpoint of `BLOB_STORE=s3`, e.g. `https://minio.internal:9000`. */
+  S3_ENDPOINT: optionalString,
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sello'),
+  S3_REGION: z.string().default('us-east-1'),
+  /** Credentials of `BLOB_STORE=s3`. Never logged. */
+  S3_ACCESS_KEY: optionalString,
+  S3_SECRET_KEY: optionalString,
+  /** Key prefix inside the bucket (several deployments may share one bucket). */
+  S3_PREFIX: optionalString,
   // --- end scaled out -----------------------------------------------------------------------------------
 });
 
