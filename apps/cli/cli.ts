@@ -10,6 +10,8 @@
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
  *   replay                                                            -> {"events", "projections": {...}}
+ *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
+ *                                                                        (exit 2 when the hash chain does not verify)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
@@ -20,6 +22,7 @@ import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
+import { exportAudit } from '../../workflows/signing/audit-export.ts';
 
 class UsageError extends Error {}
 
@@ -51,6 +54,7 @@ function parseCli(argv: string[]) {
         rpm: { type: 'string' },
         concurrency: { type: 'string' },
         reason: { type: 'string' },
+        document: { type: 'string' },
       },
     });
   } catch (error) {
@@ -116,9 +120,16 @@ async function main(argv: string[]): Promise<void> {
         const report = await ProjectionRunner.replay(store, projectionsOf(platform.capabilities), { store: platform.readModels, vectorIndex: platform.vectorIndex });
         return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
       }
+      case 'signing audit': {
+        const report = await exportAudit(store, need('document'));
+        if (!report) throw new UsageError(`no signing document ${values.document}`);
+        out(report);
+        if (!report.chain.ok || report.certificate_head_matches === false) process.exitCode = 2;
+        return;
+      }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, signing audit (see apps/cli/cli.ts)',
         );
     }
   } finally {
