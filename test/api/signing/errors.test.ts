@@ -243,3 +243,28 @@ describe('cancel, decline, delete, preview', () => {
     expect(JSON.stringify(doc.body)).not.toMatch(/token/);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every signing route (and hides the signing page)', async () => {
+    const doc = (await (await s.fetch('/openapi.json')).json()) as any;
+    const paths = Object.keys(doc.paths);
+    for (const p of [
+      '/v1/signing/documents',
+      '/v1/signing/create',
+      '/v1/signing/documents/{document_id}',
+      '/v1/signing/status/{document_id}',
+      '/v1/signing/documents/{document_id}/send-invitations',
+      '/v1/signing/documents/{document_id}/finalize',
+      '/v1/signing/documents/{document_id}/download',
+      '/v1/signing/download/{document_id}',
+      '/v1/signing/documents/{document_id}/certificate',
+      '/v1/signing/documents/{document_id}/public-preview',
+      '/v1/signing/documents/{document_id}/cancel',
+      '/v1/signing/verify',
+    ]) {
+      expect(paths, p).toContain(p);
+    }
+    expect(paths.some((p) => p.startsWith('/sign/'))).toBe(false);
+    expect(doc.paths['/v1/signing/documents'].post.description).toContain('pdf_corrupted');
+  });
+});
