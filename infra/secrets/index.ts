@@ -29,6 +29,11 @@ export interface Secrets {
   signingIdentity(): SigningIdentity;
   /** HMAC-SHA-256 key of signing preview URLs: `DATA_DIR/signing-link.key`. */
   signingLinkKey(): Buffer;
+  /**
+   * AES-256-GCM key sealing the API keys a deployment issues until the admin has seen them once
+   * (`DEPLOYMENT_SECRET_KEY`, 64 hex chars or base64 of 32 bytes, or `DATA_DIR/deployment-secret.key`).
+   */
+  deploymentSecretKey(): Buffer;
 }
 
 /**
@@ -58,5 +63,10 @@ export function createSecrets(config: Config): Secrets {
     ),
     signingIdentity: once(() => loadSigningIdentity(config)),
     signingLinkKey: once(() => loadOrCreateKeyFile(join(dir, 'signing-link.key'))),
+    deploymentSecretKey: once(() =>
+      config.DEPLOYMENT_SECRET_KEY
+        ? parseSecretKey(config.DEPLOYMENT_SECRET_KEY)
+        : loadOrCreateKeyFile(join(dir, 'deployment-secret.key'), { parse: (text) => parseSecretKey(text) }),
+    ),
   };
 }
