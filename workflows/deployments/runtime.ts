@@ -55,6 +55,8 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
     get: (k) => deps.blobs().get(k),
     delete: (k) => deps.blobs().delete(k),
     list: (p) => deps.blobs().list(p),
+    putStream: (...a) => deps.blobs().putStream(...a),
+    getStream: (k) => deps.blobs().getStream(k),
   };
   const service = createDeploymentService({ eventStore: deps.eventStore, readModels: deps.readModels, blobs: lazyBlobs, secrets, clock: deps.clock, catchUp: deps.catchUp });
   let stopping = false;
