@@ -118,7 +118,7 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     expect(doc.data.audit_trail.filter((e: any) => e.event === 'document_signed').map((e: any) => e.user_agent)).toEqual([expect.stringContaining('Chrome'), expect.stringContaining('Chrome')]);
     const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key });
     expect(fin.status).toBe(200);
-  });
+  }, 180_000);
 
   it('a signer declines from the page with a reason', async () => {
     const id = await createAndSend([{ email: 'rosa@example.com', name: 'Rosa Díaz' }], 'Acuerdo de confidencialidad', 1);

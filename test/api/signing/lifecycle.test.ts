@@ -182,7 +182,7 @@ describe('signing lifecycle', () => {
     const verdict = verifyChain(raw.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })));
     expect(verdict.ok).toBe(true);
     expect(verdict.root).toBe(raw[0]!.data && (raw[0]!.data as any).document_sha256);
-  });
+   }, 180_000);
 
   it('verify recognises the sealed files, an appended update, a tampered byte and foreign files', async () => {
     const post = async (bytes: Buffer, k = key) => {
