@@ -169,8 +169,13 @@ export function createSigningService(deps: SigningDeps) {
     return b;
   }
 
-  async function finalFile(s: DocumentState, name: 'final.pdf' | 'final-audit.pdf' | 'certificate.pdf'): Promise<Buffer> {
-    const b = await blobs.get(blobKey(s, name));
+  // Finalized files are stored under their SHA-256, so two racing finalizes never overwrite the file whose
+  // hash the winning `document_finalized` logged (the loser's files are orphans, removed with the document).
+  const finalKey = (s: { tenant_id: string; document_id: string }, sha: string) => blobKey(s, `final-${sha}.pdf`);
+
+  async function finalFile(s: DocumentState, which: 'pdf' | 'pdf_with_audit' | 'certificate'): Promise<Buffer> {
+    const sha = s.final_files?.[which];
+    const b = sha ? await blobs.get(finalKey(s, sha)) : null;
     if (!b) throw new SigningError('document_not_found', 'The finalized file is gone', { document_id: s.document_id });
     return b;
   }
@@ -289,9 +294,7 @@ export function createSigningService(deps: SigningDeps) {
       const finalPdf = Buffer.from(sealed.pdf);
       const withAudit = Buffer.from(sealed.withAudit);
       const certificate = Buffer.from(sealed.certificate);
-      await blobs.put(blobKey(s, 'final.pdf'), finalPdf, { contentType: 'application/pdf' });
-      await blobs.put(blobKey(s, 'final-audit.pdf'), withAudit, { contentType: 'application/pdf' });
-      await blobs.put(blobKey(s, 'certificate.pdf'), certificate, { contentType: 'application/pdf' });
+      for (const bytes of [finalPdf, withAudit, certificate]) await blobs.put(finalKey(s, sha256(bytes)), bytes, { contentType: 'application/pdf' });
       const { state } = await execute(
         documentId,
         (st) =>
@@ -313,13 +316,13 @@ export function createSigningService(deps: SigningDeps) {
       if (s.status !== 'completed') {
         throw new SigningError('invalid_document_status', `The document is not finalized yet (status ${effectiveStatus(s, clock.now())}); finalize it first`, { document_id: documentId, status: effectiveStatus(s, clock.now()) });
       }
-      return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format === 'pdf' ? 'final.pdf' : 'final-audit.pdf') };
+      return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format) };
     },
 
     async certificate(tenantId: string, documentId: string) {
       const s = await loadOwned(tenantId, documentId);
       if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The certificate exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
-      return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate.pdf') };
+      return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate') };
     },
 
     /** A view-only URL valid `previewTtlSeconds` (HMAC-signed; it cannot sign). */
