@@ -268,3 +268,24 @@ describe('OpenAPI', () => {
     expect(doc.paths['/v1/signing/documents'].post.description).toContain('pdf_corrupted');
   });
 });
+
+describe('verify with files this service did not seal', () => {
+  const post = async (bytes: Buffer) => {
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), 'x.pdf');
+    const r = await s.fetch('/v1/signing/verify', { method: 'POST', body: form, key });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  it('refuses a non-PDF', async () => {
+    expectError(await post(Buffer.from('plain text')), 400, 'pdf_corrupted');
+  });
+  it.skipIf(!existsSync(DATA))('counts foreign signatures without claiming them', async () => {
+    for (const f of ['node-signpdf/resources/signed-once.pdf', 'node-signpdf/resources/signed-twice.pdf', 'derived-tampered/signed-once-tampered-byte225.pdf']) {
+      if (!existsSync(join(DATA, f))) continue;
+      const r = await post(readFileSync(join(DATA, f)));
+      expect(r.status, f).toBe(200);
+      expect(r.body.data, f).toMatchObject({ signed_by_service: false, unmodified: false, document: null });
+      expect(r.body.data.signatures_found, f).toBeGreaterThan(0);
+    }
+  });
+});
