@@ -72,6 +72,18 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Contrato de arrendamiento');
     expect(await allImagesLoaded(page)).toBe(3);
     expect(await page.getByText('Firme antes del viernes.').count()).toBe(1);
+    // Every control has an accessible name (a <label for>, aria-label or text), images have alt text.
+    const unnamed = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('input:not([type=hidden]), textarea, button, canvas, img'))
+        .filter((el) => {
+          const id = el.getAttribute('id');
+          const labelled = id ? document.querySelector(`label[for="${id}"]`) : null;
+          return !(labelled || el.getAttribute('aria-label') || el.getAttribute('alt') || (el.tagName === 'BUTTON' && el.textContent!.trim()));
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
     expect(await page.getByRole('img', { name: 'Page 3 of 3 of Contrato de arrendamiento' }).count()).toBe(1);
     await page.getByLabel('Draw my signature').check();
     const pad = page.getByRole('img', { name: 'Signature drawing area' });
