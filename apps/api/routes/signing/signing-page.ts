@@ -75,7 +75,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
         return page(
           reply,
           200,
-          renderSigningPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
+          renderSigningPage({ title: state.title, nonce, branding: await service.branding(state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
           nonce,
         );
       } catch (error) {
@@ -107,13 +107,13 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       try {
         const { state, signer } = await service.sign(document_id, token, { consent: str(b.consent) === 'yes', method, typedName: str(b.typed_name) || null, drawnPng: png, ip: request.ip, userAgent: ua(request) });
         const done = state.status === 'signed';
-        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
+        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, branding: await service.branding(state.tenant_id), heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
       } catch (error) {
         if (error instanceof SigningError && error.code === 'invalid_signer') {
           // Show the form again with the message (missing consent, empty name, bad drawing).
           try {
             const { state, signer } = await service.openLink(document_id, token);
-            return page(reply, 400, renderSigningPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
+            return page(reply, 400, renderSigningPage({ title: state.title, nonce, branding: await service.branding(state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
           } catch (inner) {
             return errorPage(reply, inner, nonce);
           }
@@ -128,7 +128,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       const b = (request.body ?? {}) as Record<string, unknown>;
       try {
         const { state } = await service.decline(document_id, str(b.t), { reason: str(b.reason), ip: request.ip, userAgent: ua(request) });
-        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
+        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, branding: await service.branding(state.tenant_id), heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
       } catch (error) {
         return errorPage(reply, error, nonce);
       }
@@ -141,7 +141,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       try {
         const state = await service.openPreview(document_id, Number(str(q.exp)), str(q.sig));
         const query = `exp=${encodeURIComponent(str(q.exp))}&sig=${encodeURIComponent(str(q.sig))}`;
-        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
+        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, branding: await service.branding(state.tenant_id), documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
       } catch (error) {
         return errorPage(reply, error, nonce);
       }
