@@ -16,7 +16,7 @@ import { extractMinutiae } from '../domain/fingerprint/extract.ts';
 import { buildCylinders, matchCylinders, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import { errorRates } from '../domain/fingerprint/metrics.ts';
 
-export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
+export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: Number(process.env.DB2_PPI ?? 569), DB3_B: 500, DB4_B: 500 };
 const root = new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
 
 async function main(): Promise<void> {

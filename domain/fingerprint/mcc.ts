@@ -337,8 +337,43 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet): number {
   const best = topK(eff, nR, np);
   let sum = 0;
   for (const k of best) sum += lam[k]!;
+  const lss = sum / np;
+  if (CONSOLIDATE === 0) return lss;
+  // Consolidation (ours): align on each of the most efficient pairs, count one-to-one paired minutiae.
+  let bestPaired = 0;
+  for (let h = 0; h < Math.min(CONSOLIDATE, best.length); h++) {
+    const r = best[h]!;
+    bestPaired = Math.max(bestPaired, pairedUnder(A, B, pi[r]!, pj[r]!));
+  }
   lam = new Float32Array(0);
-  return sum / np;
+  return Math.sqrt(lss * ((bestPaired * bestPaired) / (nA * nB)));
+}
+
+const CONSOLIDATE = Number(process.env.CONSOLIDATE ?? 0);
+const PAIR_DIST = Number(process.env.PAIR_DIST ?? 12);
+const PAIR_ANGLE = Math.PI / 6;
+
+/** Minutiae of A and B paired one-to-one (greedy, nearest first) after aligning A's minutia a on B's minutia b. */
+function pairedUnder(A: CylinderSet, B: CylinderSet, a: number, b: number): number {
+  const rot = angleDiff(B.angle[b]!, A.angle[a]!);
+  const c = Math.cos(rot), s = Math.sin(rot);
+  const ax = A.x[a]!, ay = -A.y[a]!, bx = B.x[b]!, by = -B.y[b]!;
+  const usedB = new Uint8Array(B.n);
+  let n = 0;
+  for (let i = 0; i < A.n; i++) {
+    const ux = A.x[i]! - ax, uy = -A.y[i]! - ay;
+    const tx = bx + c * ux - s * uy, ty = by + s * ux + c * uy;
+    const ta = A.angle[i]! + rot;
+    let bestJ = -1, bestD = PAIR_DIST * PAIR_DIST;
+    for (let j = 0; j < B.n; j++) {
+      if (usedB[j]) continue;
+      const dx = B.x[j]! - tx, dy = -B.y[j]! - ty;
+      const d = dx * dx + dy * dy;
+      if (d < bestD && Math.abs(angleDiff(B.angle[j]!, ta)) < PAIR_ANGLE) { bestD = d; bestJ = j; }
+    }
+    if (bestJ >= 0) { usedB[bestJ] = 1; n++; }
+  }
+  return n;
 }
 
 /** Indices of the k largest of v[0..n) (descending). */
