@@ -1,0 +1,15 @@
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import type { UsageRuntime } from '../../../capabilities/usage.ts';
+import { registerUsageReads } from './read.ts';
+import { registerUsageAlerts } from './alerts.ts';
+import { registerUsageExports } from './exports.ts';
+import { registerUsageDashboard } from './dashboard.ts';
+
+/** `/v1/usage/*` (issue 14): reads from the usage read models, alerts, exports, and the usage page. */
+export function registerUsageRoutes(app: ApiApp, platform: Platform, runtime: UsageRuntime): void {
+  registerUsageReads(app, platform);
+  registerUsageAlerts(app, runtime.alerts);
+  registerUsageExports(app, platform, runtime.exports);
+  registerUsageDashboard(app, platform);
+}
