@@ -38,8 +38,10 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     logos = await startLogoServer(cert);
     const png = await makePng(200, 60, { r: 200, g: 30, b: 90 });
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, PUBLIC_BASE_URL: PUBLIC }, overrides: { clock } });
-    s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert });
+    s = await startTestServer({
+      config: { WORKFLOW_POLL_MS: 20, PUBLIC_BASE_URL: PUBLIC },
+      overrides: { clock, capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert } } } },
+    });
   }, 60_000);
   afterAll(async () => {
     await s?.close();

@@ -58,9 +58,11 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     logos = await startLogoServer(cert);
     png = await makePng(240, 80);
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...variant.config() } });
     // Test-only allowance: loopback and the test CA. Production config has no way to set these.
-    s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 });
+    s = await startTestServer({
+      config: { WORKFLOW_POLL_MS: 20, ...variant.config() },
+      overrides: { capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 } } } },
+    });
     ownerTenant = await s.createTenant('pro');
     admin = (await s.createKey(ownerTenant, ['read', 'write', 'admin'])).key;
     readWrite = (await s.createKey(ownerTenant, ['read', 'write'])).key;
