@@ -98,6 +98,12 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     expect(page).toContain('Aseguradora Mail');
     expect(page).toContain(`/api/deployments/${depId}/logo`);
     expect(await getWithHost(`${s.url}/sign/${docId}`, 'example.org')).not.toContain('Aseguradora Mail');
+    // The usage page's public sign-in page too.
+    const signIn = await getWithHost(`${s.url}/dashboard/usage`, 'firma.aseguradora-mail.mx');
+    expect(signIn).toContain('Sign in to see your usage');
+    expect(signIn).toContain('Aseguradora Mail');
+    expect(signIn).toContain(`/api/deployments/${depId}/logo`);
+    expect(await getWithHost(`${s.url}/dashboard/usage`, 'example.org')).not.toContain('Aseguradora Mail');
   }, 120_000);
 
   it('a tenant without a deployment keeps Sello\'s branding', async () => {
