@@ -4,7 +4,9 @@
  */
 import type { Platform } from '../../apps/platform/types.ts';
 import { bindProcessManager, type RegisteredProcessManager } from '../../infra/ports/workflows.ts';
+import { brandingOf, forEmail } from '../deployments/branding.ts';
 import { createSigningActivities } from './activities.ts';
+import { DEFAULT_BRANDING } from './emails.ts';
 import { startSigningDispatcher, type SigningDispatcher } from './dispatcher.ts';
 import { signingLifecycle } from './process.ts';
 import { createSigningService, type SigningService } from './service.ts';
@@ -59,7 +61,11 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
     service,
     mailFrom: c.MAIL_FROM,
     publishWebhookEvent: (tenantId, type, data) => platform.publishWebhookEvent(tenantId, type, data),
-    branding: (tenantId) => service.branding(tenantId),
+    // White-label (issue 15): invitations and reminders of a deployment's tenant carry its branding.
+    branding: async (tenantId) => {
+      const service = brandingOf(platform);
+      return service ? forEmail(await service.brandingForTenant(tenantId), DEFAULT_BRANDING) : undefined;
+    },
   });
   let dispatcher: SigningDispatcher | null = null;
   return {

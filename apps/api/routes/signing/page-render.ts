@@ -16,7 +16,8 @@ export interface PageShell {
 function shell(p: PageShell, body: string, script = ''): string {
   const b = p.branding ?? DEFAULT_BRANDING;
   const color = safeColor(b.primaryColor);
-  const logo = b.logoUrl && /^https:\/\//.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
+  // An https URL, or a same-origin path (a deployment's stored logo, `/api/deployments/<id>/logo`).
+  const logo = b.logoUrl && /^(https:\/\/|\/(?![/\\]))/.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(p.title)} · ${escapeHtml(b.companyName)}</title>
