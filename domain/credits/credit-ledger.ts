@@ -128,11 +128,17 @@ export class CreditLedger {
         const event = decide(c.state);
         if (!event) return null;
         try {
+          const expected = c.revision;
           const r = await this.store.append(creditStream(tenantId), [{ type: event.type, data: event.data, metadata: { tenant_id: tenantId } }], {
-            expectedRevision: c.revision === null ? 'no_stream' : c.revision,
+            expectedRevision: expected === null ? 'no_stream' : expected,
           });
-          evolveCredits(c.state, event);
-          c.revision = r.nextExpectedRevision;
+          // The follower may have folded this very event while the append's answer was on its way (a store
+          // that notifies subscribers before the appender resumes, e.g. PostgreSQL LISTEN/NOTIFY): fold it
+          // only if it is not folded yet, or the state would count it twice.
+          if (c.revision === expected) {
+            evolveCredits(c.state, event);
+            c.revision = r.nextExpectedRevision;
+          }
           return event;
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxRetries) throw error;

@@ -124,7 +124,11 @@ function messagePage(title: string, text: string): string {
  * `GET /dashboard/usage` (the page; session cookie, or `Authorization: Bearer <dashboard JWT>` as the
  * e-mail routes accept) and the page's two scripts. `branding` is the white-label hook (issue 15).
  */
-export function registerUsageDashboard(app: ApiApp, platform: Platform, branding: (tenantId: string) => Partial<Branding> = () => ({})): void {
+export function registerUsageDashboard(
+  app: ApiApp,
+  platform: Platform,
+  branding: (tenantId: string, request: FastifyRequest) => Partial<Branding> | Promise<Partial<Branding>> = () => ({}),
+): void {
   const sessionKey = createHmac('sha256', platform.secrets.webhookSecretKey()).update('sello/dashboard-session/v1').digest();
   const authenticator = new Authenticator(platform.tenancy, platform.config);
 
@@ -197,7 +201,7 @@ export function registerUsageDashboard(app: ApiApp, platform: Platform, branding
     handler: async (request, reply) => {
       const tenantId = await sessionTenant(request);
       if (!tenantId) return html(reply, 401, messagePage('Sign in to see your usage', 'Open a sign-in link (npm run cli -- dashboard link --tenant ID) or send a dashboard session token.'));
-      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), branding(tenantId)));
+      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), await branding(tenantId, request)));
     },
   });
 
