@@ -78,13 +78,23 @@ export async function* usageRows(store: ReadModelStore, tenantId: string, from: 
   };
   const read = (a: number, b: number, offset = 0, limit?: number) =>
     raw.find({ tenant_id: tenantId, created_at: { $gte: iso(a), $lt: iso(b) } }, { sort: [{ field: 'created_at', order: 'asc' }], ...(limit ? { limit, offset } : {}) });
+  // Quiet hours are read together: consecutive hours are merged into one query while their rows fit a page.
+  let chunk: { a: number; b: number; n: number } | null = null;
   for (const [hour, n] of await perBucket('h', from, toExclusive)) {
     const a = Math.max(hour, from);
     const b = Math.min(hour + H, toExclusive);
     if (n <= EXPORT_PAGE_ROWS) {
-      yield* await read(a, b);
+      if (chunk && chunk.n + n <= EXPORT_PAGE_ROWS) {
+        chunk.b = b;
+        chunk.n += n;
+        continue;
+      }
+      if (chunk) yield* await read(chunk.a, chunk.b);
+      chunk = { a, b, n };
       continue;
     }
+    if (chunk) yield* await read(chunk.a, chunk.b);
+    chunk = null;
     for (const [minute, m] of await perBucket('m', a, b)) {
       const ma = Math.max(minute, a);
       const mb = Math.min(minute + 60_000, b);
@@ -99,6 +109,7 @@ export async function* usageRows(store: ReadModelStore, tenantId: string, from: 
       }
     }
   }
+  if (chunk) yield* await read(chunk.a, chunk.b);
 }
 
 /** The export's lines: a header then one record per row (CSV), or one JSON object per line (`jsonl`). */
