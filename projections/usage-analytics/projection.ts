@@ -24,6 +24,7 @@ import {
 } from '../../domain/usage/alerts.ts';
 import { GRAINS, floorTo, iso, monthKey } from '../../domain/usage/time.ts';
 import {
+  ALL_ENDPOINTS,
   C,
   monthId,
   rollupId,
@@ -98,7 +99,10 @@ export const usageAnalyticsProjection: Projection = {
       if (e.type === 'ApiCallRecorded') {
         const d = (e as unknown as ApiCallRecorded).data;
         const ms = Date.parse(d.created_at);
-        for (const g of GRAINS) rollupIds.push(rollupId(t, g.name, iso(floorTo(ms, g.ms)), d.endpoint));
+        for (const g of GRAINS) {
+          const bucket = iso(floorTo(ms, g.ms));
+          rollupIds.push(rollupId(t, g.name, bucket, d.endpoint), rollupId(t, g.name, bucket, ALL_ENDPOINTS));
+        }
         monthIds.push(monthId(t, monthKey(ms)));
       } else if (e.type === 'CreditsCommitted') {
         dayIds.push(monthId(t, iso(eventTime(e)).slice(0, 10)));
@@ -130,7 +134,7 @@ export const usageAnalyticsProjection: Projection = {
     for (const t of needsWindow) {
       const first = Math.min(...events.filter((e) => tenantOf(e) === t).map(eventTime));
       const from = floorTo(first, 60_000) - 1440 * 60_000;
-      const stored = await cols.rollups.find({ tenant_id: t, grain: 'm', bucket: { $gte: iso(from) } });
+      const stored = await cols.rollups.find({ tenant_id: t, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(from) } });
       const map = new Map<number, Minute>();
       for (const r of stored) {
         const k = Date.parse(r.bucket);
@@ -227,19 +231,21 @@ export const usageAnalyticsProjection: Projection = {
           const service = serviceGroup(d.endpoint);
           for (const g of GRAINS) {
             const bucket = iso(floorTo(ms, g.ms));
-            const id = rollupId(t, g.name, bucket, d.endpoint);
-            let r = rollups.get(id);
-            if (!r) {
-              r = { tenant_id: t, grain: g.name, bucket, endpoint: d.endpoint, service, calls: 0, errors: 0, rt_sum: 0, rt_min: d.response_time, rt_max: d.response_time, status_codes: {}, credits: 0 } satisfies Rollup;
-              rollups.set(id, r);
+            for (const endpoint of [d.endpoint, ALL_ENDPOINTS]) {
+              const id = rollupId(t, g.name, bucket, endpoint);
+              let r = rollups.get(id);
+              if (!r) {
+                r = { tenant_id: t, grain: g.name, bucket, endpoint, service: endpoint === ALL_ENDPOINTS ? ALL_ENDPOINTS : service, calls: 0, errors: 0, rt_sum: 0, rt_min: d.response_time, rt_max: d.response_time, status_codes: {}, credits: 0 } satisfies Rollup;
+                rollups.set(id, r);
+              }
+              r.calls += 1;
+              if (isError) r.errors += 1;
+              r.rt_sum += d.response_time;
+              r.rt_min = Math.min(r.rt_min, d.response_time);
+              r.rt_max = Math.max(r.rt_max, d.response_time);
+              r.status_codes[String(d.status_code)] = (r.status_codes[String(d.status_code)] ?? 0) + 1;
+              r.credits += d.credits_charged;
             }
-            r.calls += 1;
-            if (isError) r.errors += 1;
-            r.rt_sum += d.response_time;
-            r.rt_min = Math.min(r.rt_min, d.response_time);
-            r.rt_max = Math.max(r.rt_max, d.response_time);
-            r.status_codes[String(d.status_code)] = (r.status_codes[String(d.status_code)] ?? 0) + 1;
-            r.credits += d.credits_charged;
           }
           const mid = monthId(t, monthKey(ms));
           let m = months.get(mid);

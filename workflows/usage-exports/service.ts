@@ -27,7 +27,7 @@ import { UsageError } from '../../domain/usage/errors.ts';
 import type { PlanName } from '../../domain/plans/plans.ts';
 import { iso, parseUsageDate } from '../../domain/usage/time.ts';
 import { usageEventsCollection, type UsageRecord } from '../../projections/usage-events/usage-events.ts';
-import { usageCollections } from '../../projections/usage-analytics/model.ts';
+import { ALL_ENDPOINTS, usageCollections } from '../../projections/usage-analytics/model.ts';
 import { rangeStatistics } from '../../projections/usage-analytics/queries.ts';
 import { exportsCollection, type ExportDoc } from '../../projections/usage-exports/index.ts';
 import { EXPORT_ACTIVITIES, exportProcess, type ExportInput, type WriteResult } from './process.ts';
@@ -71,7 +71,7 @@ export async function* usageRows(store: ReadModelStore, tenantId: string, from: 
   const H = 3_600_000;
   const perBucket = async (grain: 'h' | 'm', a: number, b: number) => {
     const step = grain === 'h' ? H : 60_000;
-    const rows = await cols.rollups.find({ tenant_id: tenantId, grain, bucket: { $gte: iso(Math.floor(a / step) * step), $lt: iso(b) } });
+    const rows = await cols.rollups.find({ tenant_id: tenantId, grain, endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(Math.floor(a / step) * step), $lt: iso(b) } });
     const counts = new Map<number, number>();
     for (const r of rows) counts.set(Date.parse(r.bucket), (counts.get(Date.parse(r.bucket)) ?? 0) + r.calls);
     return [...counts].sort((x, y) => x[0] - y[0]);
