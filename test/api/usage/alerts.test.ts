@@ -39,6 +39,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
       await rx?.close();
       cert?.dispose();
     });

@@ -28,6 +28,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
     });
 
     const settle = async () => {

@@ -24,6 +24,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
     });
 
     it('replays the log (what `npm run cli -- replay` runs) into the same documents and the same /summary, /stats, /realtime, /credits and alert answers', async () => {
