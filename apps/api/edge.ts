@@ -6,7 +6,7 @@ import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
-import { ConcurrencyLimiter, SlidingWindowLimiter } from './rate-limiter.ts';
+import { RateLimiterUnavailableError } from '../../infra/ports/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,8 +49,17 @@ export interface EdgeState {
  */
 export function registerEdge(app: ApiApp, ctx: Platform): void {
   const authenticator = new Authenticator(ctx.tenancy, ctx.config);
-  const rate = new SlidingWindowLimiter();
-  const concurrency = new ConcurrencyLimiter();
+  // RATE_LIMITER: this process's memory, or Redis shared by every instance (exact across them). When the
+  // shared store is unreachable the edge fails closed: 503 with Retry-After (docs/operations.md).
+  const limiter = ctx.rateLimiter;
+  const limited = async <T>(call: Promise<T>): Promise<T> => {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof RateLimiterUnavailableError) throw PlatformErrors.limiterUnavailable();
+      throw error;
+    }
+  };
   const lastRateLimitedEvent = new Map<string, number>();
 
   app.decorateRequest('auth', undefined);
@@ -66,7 +75,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     const rateClass = config.rateClass ?? 'standard';
     const limit = perMinuteLimit(plan, rateClass, auth.tenant.limits);
     if (limit !== null) {
-      const r = rate.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now());
+      const r = await limited(limiter.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now()));
       if (!r.allowed) {
         const now = ctx.clock.now();
         if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
@@ -79,7 +88,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       }
     }
     const maxConcurrent = concurrencyLimit(plan, auth.tenant.limits);
-    if (!concurrency.tryAcquire(auth.tenantId, maxConcurrent)) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+    if (!(await limited(limiter.acquire(auth.tenantId, maxConcurrent, request.id)))) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
     request.edge.concurrencyKey = auth.tenantId;
   });
 
@@ -102,9 +111,10 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     const edge = request.edge;
     if (edge?.reservationId && request.auth) {
       const success = reply.statusCode >= 200 && reply.statusCode < 300;
-      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
+      const outcome = await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
       edge.reservationId = null;
-      if (success) {
+      // `not_open`: the reservation outlived its lease and was released; the call is not charged.
+      if (outcome === 'committed') {
         edge.charged = edge.cost;
         await maybeCreditsLow(ctx, request, edge.cost);
       }
@@ -117,7 +127,9 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   app.addHook('onResponse', async (request, reply) => {
     const edge = request.edge;
     if (!edge) return;
-    if (edge.concurrencyKey) concurrency.release(edge.concurrencyKey);
+    if (edge.concurrencyKey) {
+      await limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
+    }
     // A reservation still open here means onSend never ran (client went away): never charge it.
     if (edge.reservationId && request.auth) {
       await ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);

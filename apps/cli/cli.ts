@@ -1,7 +1,9 @@
 /**
  * Operator CLI (`npm run cli -- <command>`). Prints JSON on stdout; errors go to stderr as JSON with a
- * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: the
- * server picks up what the CLI appends within its poll interval (100 ms).
+ * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: a key it
+ * prints works on the server's next call (an unknown key makes the server catch up with the log before
+ * answering 401); revocations, plan and limit changes reach the server within milliseconds (SQLite: the
+ * server watches the file for other processes' commits), at the latest at its poll (100 ms).
  *
  *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
  *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}
@@ -10,6 +12,7 @@
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
  *   replay                                                            -> {"events", "projections": {...}}
+ *   migrate                                                           -> {"event_store","workflows"} (PostgreSQL schemas)
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
  */
 import { parseArgs } from 'node:util';
@@ -21,6 +24,7 @@ import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
+import { migratePostgres } from '../../infra/postgres/migrate.ts';
 import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
 
 class UsageError extends Error {}
@@ -63,6 +67,10 @@ function parseCli(argv: string[]) {
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
+  if (positionals[0] === 'migrate') {
+    const r = await migratePostgres(loadConfig());
+    return out({ database: r.database, schema: r.schema, event_store: r.eventStore, workflows: r.workflows });
+  }
   const platform = await createPlatform(loadConfig(), { kind: 'cli' });
   const store = platform.events;
   const need = (name: keyof typeof values): string => {
@@ -132,7 +140,7 @@ async function main(argv: string[]): Promise<void> {
       }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, dashboard link (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate, dashboard link (see apps/cli/cli.ts)',
         );
     }
   } finally {

@@ -5,6 +5,7 @@
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
 import type { AlertCondition, AlertNotification } from '../../domain/usage/alerts.ts';
 import type { PlanName } from '../../domain/plans/plans.ts';
+import type { Reservation } from '../../domain/credits/credits.ts';
 
 /**
  * Counters of one (tenant, grain, bucket, endpoint): `grain` m/h/d (UTC minute, hour, day), `bucket` its
@@ -53,7 +54,7 @@ export interface CreditAccount extends Record<string, unknown> {
   total_purchased: number;
   total_used: number;
   used_by_endpoint: Record<string, number>;
-  open: Record<string, { amount: number; fromMonthly: number; fromPurchased: number; period: string; endpoint: string; reservedAt: string }>;
+  open: Record<string, Reservation>;
 }
 
 /** Credits committed on one UTC day (`YYYY-MM-DD`). Id `<tenant>|<day>`. */

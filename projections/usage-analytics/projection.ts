@@ -49,7 +49,7 @@ export function toCreditState(doc: CreditAccount | undefined): CreditState {
     totalPurchased: doc?.total_purchased ?? 0,
     totalUsed: doc?.total_used ?? 0,
     usedByEndpoint: { ...(doc?.used_by_endpoint ?? {}) },
-    open: new Map(Object.entries(doc?.open ?? {})),
+    open: new Map(Object.entries(doc?.open ?? {}).map(([id, r]) => [id, { ...r, holder: r.holder ?? null, leaseExpiresAt: r.leaseExpiresAt ?? null }])),
   };
 }
 

@@ -1,0 +1,37 @@
+import type { ApiApp } from '../../types.ts';
+import type { Platform } from '../../../platform/types.ts';
+import type { SigningRuntime } from '../../../../workflows/signing/runtime.ts';
+import { registerCancel } from './cancel-document.ts';
+import { registerCertificate } from './certificate.ts';
+import { registerCreateAlt } from './create-alt.ts';
+import { registerCreateDocument } from './create-document.ts';
+import { registerDelete } from './delete-document.ts';
+import { registerDownload } from './download-document.ts';
+import { registerFinalize } from './finalize-document.ts';
+import { registerGetDocument } from './get-document.ts';
+import { registerListDocuments } from './list-documents.ts';
+import { registerPreview } from './public-preview.ts';
+import { registerSendInvitations } from './send-invitations.ts';
+import { registerSigningPage } from './signing-page.ts';
+import { registerVerify } from './verify-pdf.ts';
+
+/**
+ * `/v1/signing/*` and the signing page `/sign/*`. The lifecycle behind them (the `signing-lifecycle`
+ * process manager and its dispatcher) is started by the platform from the signing manifest.
+ */
+export function registerSigningRoutes(app: ApiApp, _platform: Platform, runtime: SigningRuntime): void {
+  const s = runtime.service;
+  registerCreateDocument(app, s);
+  registerCreateAlt(app, s);
+  registerListDocuments(app, s);
+  registerGetDocument(app, s);
+  registerSendInvitations(app, s);
+  registerFinalize(app, s);
+  registerDownload(app, s);
+  registerCertificate(app, s);
+  registerDelete(app, s);
+  registerPreview(app, s);
+  registerCancel(app, s);
+  registerVerify(app, s);
+  registerSigningPage(app, s);
+}
