@@ -326,7 +326,8 @@ export const usageAnalyticsProjection: Projection = {
         default:
           break;
       }
-      if (hasAlerts.has(t) && e.type !== 'UsageAlertNotified' && e.type !== 'UsageAlertDeleted') evaluateTenant(t, at);
+      // A reservation is a transient dip (released if the call fails): alerts look at settled balances.
+      if (hasAlerts.has(t) && e.type !== 'UsageAlertNotified' && e.type !== 'UsageAlertDeleted' && e.type !== 'CreditsReserved') evaluateTenant(t, at);
     }
 
     // --- write ---------------------------------------------------------------------------------------

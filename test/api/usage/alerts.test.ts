@@ -128,6 +128,9 @@ for (const v of variants) {
 
       for (let i = 0; i < 3; i++) await call('POST', '/v1/test/priced', t.key); // 3997 left: not below
       expect((await call('GET', `/v1/usage/alerts/${id}`, t.key)).body.data.state).toBe('armed');
+      // A failed call reserves a credit (3996 for a moment) and releases it: a transient dip does not fire.
+      expect((await call('POST', '/v1/test/fails', t.key)).status).toBe(400);
+      expect((await call('GET', `/v1/usage/alerts/${id}`, t.key)).body.data.triggered_count).toBe(0);
       await call('POST', '/v1/test/priced', t.key); // 3996: fires
       await call('POST', '/v1/test/priced', t.key); // 3995: still below, no second firing
       await eventually(() => received().length >= 1, 10_000, 'first alert webhook');
