@@ -101,6 +101,7 @@ for (const v of variants) {
         { ...body, notification: { webhook_url: 'http://example.com/hook' } },
         { ...body, notification: { email: 'not-an-address' } },
         { ...body, name: '' },
+        { ...body, name: 'x\r\nBcc: victim@example.com' },
         { ...body, type: 'anomaly' },
       ];
       for (const b of invalid) {
