@@ -94,6 +94,8 @@ for (const v of variants) {
       expect(cr.status).toBe(200);
       expect(cr.body.data.total_used).toBe(3);
       expect(cr.body.data.remaining).toBe(19997);
+      const balance = (await get('/v1/credits/balance')).body;
+      expect(balance.data?.available_credits ?? balance.available_credits).toBe(cr.body.data.remaining);
       expect(cr.body.data.usage_by_service).toEqual({ test: 3 });
       expect(cr.body.data.estimated_monthly_burn).toBe(Math.round((3 / 7) * 30));
       expect(cr.body.data.days_remaining).toBe(Math.floor(19997 / (3 / 7)));
