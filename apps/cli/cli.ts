@@ -14,6 +14,8 @@
  *   replay                                                            -> {"events", "projections": {...}}
  *   migrate                                                           -> {"event_store","workflows"} (PostgreSQL schemas)
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
+ *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
+ *                                                                        (exit 2 when the hash chain does not verify)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
@@ -24,6 +26,7 @@ import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
+import { exportAudit } from '../../workflows/signing/audit-export.ts';
 import { migratePostgres } from '../../infra/postgres/migrate.ts';
 import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
 
@@ -57,6 +60,7 @@ function parseCli(argv: string[]) {
         rpm: { type: 'string' },
         concurrency: { type: 'string' },
         reason: { type: 'string' },
+        document: { type: 'string' },
         minutes: { type: 'string' },
       },
     });
@@ -138,9 +142,16 @@ async function main(argv: string[]): Promise<void> {
         const report = await ProjectionRunner.replay(store, projectionsOf(platform.capabilities), { store: platform.readModels, vectorIndex: platform.vectorIndex });
         return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
       }
+      case 'signing audit': {
+        const report = await exportAudit(store, need('document'));
+        if (!report) throw new UsageError(`no signing document ${values.document}`);
+        out(report);
+        if (!report.chain.ok || report.certificate_head_matches === false) process.exitCode = 2;
+        return;
+      }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate, dashboard link (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit (see apps/cli/cli.ts)',
         );
     }
   } finally {

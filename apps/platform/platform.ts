@@ -36,7 +36,7 @@ import { webhookEventsStream } from '../../domain/webhooks/catalog.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
 import { TenancyView } from './tenancy-view.ts';
-import { UsageRecorder } from './usage-recorder.ts';
+import { UsageRecorder, UsageWriterThread, inlineUsageSink, isUsageOnlyProjection, type UsageSink } from './usage-recorder.ts';
 import type { AdapterSelection, AnyCapability, CapabilityManifest, Platform, PlatformOverrides, ProcessKind } from './types.ts';
 
 export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
@@ -112,6 +112,12 @@ class SelloPlatform implements Platform {
   private readonly useCases = new Map<AnyCapability, unknown>();
   private started = false;
   private readonly stops: (() => Promise<void>)[] = [];
+  /**
+   * Usage events are written, and the usage-only projections run, on the usage-writer thread: API
+   * processes with `USAGE_WRITER=thread` whose event store and read models come from configuration
+   * (another thread can open them), not from in-memory overrides.
+   */
+  private readonly usageThread: boolean;
 
   constructor(
     readonly kind: ProcessKind,
@@ -119,6 +125,7 @@ class SelloPlatform implements Platform {
     overrides: PlatformOverrides,
   ) {
     this.adapters = selectAdapters(config);
+    this.usageThread = kind === 'api' && config.USAGE_WRITER === 'thread' && !overrides.events && !overrides.readModels;
     this.log = overrides.log ?? createLogger(config);
     this.clock = overrides.clock ?? { now: () => Date.now() };
     const clock = this.clock;
@@ -138,11 +145,16 @@ class SelloPlatform implements Platform {
       credits: lazy<CreditLedger>(
         () => new CreditLedger(this.events, () => clock.now(), undefined, { incarnation: this.incarnation, leaseMs: config.CREDIT_RESERVATION_LEASE_MS }),
       ),
-      usage: lazy<UsageRecorder>(() => new UsageRecorder(this.events, this.log)),
+      usageSink: lazy<UsageSink>(() => (this.usageThread ? new UsageWriterThread(config, this.log) : inlineUsageSink(this.events))),
+      usage: lazy<UsageRecorder>(() => new UsageRecorder(this.usageSink, this.log)),
       projections: lazy<ProjectionRunner>(
         () =>
-          new ProjectionRunner(this.events, projectionsOf(this.capabilities), { store: this.readModels, vectorIndex: this.vectorIndex }, (name, error) =>
-            this.log.error({ err: error, projection: name }, 'projection failed; it will retry'),
+          new ProjectionRunner(
+            this.events,
+            projectionsOf(this.capabilities).filter((p) => !(this.usageThread && isUsageOnlyProjection(p))),
+            { store: this.readModels, vectorIndex: this.vectorIndex },
+            (name, error) => this.log.error({ err: error, projection: name }, 'projection failed; it will retry'),
+            this.usageThread ? () => this.usage.catchUp() : undefined,
           ),
       ),
     };
@@ -164,6 +176,7 @@ class SelloPlatform implements Platform {
   get credits(): CreditLedger { return this.ports.credits.get(); }
   get usage(): UsageRecorder { return this.ports.usage.get(); }
   get projections(): ProjectionRunner { return this.ports.projections.get(); }
+  private get usageSink(): UsageSink { return this.ports.usageSink.get(); }
 
   use<S>(capability: CapabilityManifest<S>): S {
     if (!this.useCases.has(capability)) this.useCases.set(capability, capability.useCases ? capability.useCases(this) : undefined);
@@ -202,6 +215,8 @@ class SelloPlatform implements Platform {
     const sweeper = setInterval(() => void sweep(false), SWEEP_INTERVAL_MS);
     sweeper.unref();
     this.stops.push(async () => clearInterval(sweeper));
+    const sink = this.usageSink;
+    if (sink instanceof UsageWriterThread) await sink.started();
     await this.projections.start();
     this.stops.push(() => this.projections.stop());
     // Workflows: every capability's process managers are registered before the engine runs, so timers
@@ -223,7 +238,8 @@ class SelloPlatform implements Platform {
     // Background work stops in the reverse order it started (capabilities, engine, projections, ...).
     for (const stop of this.stops.splice(0).reverse()) await stop();
     const p = this.ports;
-    if (p.usage.opened()) await p.usage.get().flush();
+    if (p.usage.opened()) await p.usage.get().close();
+    else if (p.usageSink.opened()) await p.usageSink.get().close();
     if (p.jobs.opened()) await p.jobs.get().close();
     if (p.mailer.opened()) await p.mailer.get().close();
     if (p.registry.opened()) await p.registry.get().close();

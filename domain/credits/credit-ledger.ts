@@ -13,6 +13,9 @@ import {
   type CreditState,
 } from './credits.ts';
 
+/** The state of a tenant without credit events (read-only: never handed to `evolve`). */
+const EMPTY_STATE: CreditState = initialCreditState();
+
 interface Cached {
   state: CreditState;
   revision: number | null;
@@ -100,6 +103,14 @@ export class CreditLedger {
     return this.state(tenantId);
   }
 
+  /**
+   * The folded state without IO or promise (the edge's billing headers on every response): exact when
+   * following the log (API processes), else what this ledger last saw (possibly behind). Never for decisions.
+   */
+  snapshotNow(tenantId: string): CreditState {
+    return this.cache.get(tenantId)?.state ?? EMPTY_STATE;
+  }
+
   private serialized<R>(tenantId: string, fn: (c: Cached) => Promise<R>): Promise<R> {
     const c = this.entry(tenantId);
     const run = c.lock.then(() => fn(c));
@@ -117,11 +128,17 @@ export class CreditLedger {
         const event = decide(c.state);
         if (!event) return null;
         try {
+          const expected = c.revision;
           const r = await this.store.append(creditStream(tenantId), [{ type: event.type, data: event.data, metadata: { tenant_id: tenantId } }], {
-            expectedRevision: c.revision === null ? 'no_stream' : c.revision,
+            expectedRevision: expected === null ? 'no_stream' : expected,
           });
-          evolveCredits(c.state, event);
-          c.revision = r.nextExpectedRevision;
+          // The follower may have folded this very event while the append's answer was on its way (a store
+          // that notifies subscribers before the appender resumes, e.g. PostgreSQL LISTEN/NOTIFY): fold it
+          // only if it is not folded yet, or the state would count it twice.
+          if (c.revision === expected) {
+            evolveCredits(c.state, event);
+            c.revision = r.nextExpectedRevision;
+          }
           return event;
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= this.maxRetries) throw error;

@@ -14,6 +14,14 @@
 import { FingerprintError } from './errors.ts';
 import { normAngle, type FingerprintTemplate, type Minutia } from './template.ts';
 
+/**
+ * Our angle minus the ISO angle. ISO/IEC 19794-2 measures a ridge ending's direction along the ridge into
+ * its body (and a bifurcation's along the valley into the fork); our extractor points the other way
+ * (template.ts). Checked on the FVC2002 ISO templates of ../shared/data: matching them against our
+ * extraction of the same image works with this offset, not without (docs/fingerprint.md).
+ */
+export const ISO_ANGLE_OFFSET = Math.PI;
+
 export interface IsoRecord {
   template: FingerprintTemplate;
   fingerPosition: number;
@@ -57,7 +65,7 @@ export function parseIsoTemplate(b: Uint8Array): IsoRecord {
     const x = dv.getUint16(o) & 0x3fff;
     const y = dv.getUint16(o + 2) & 0x3fff;
     if ((width && x > width) || (height && y > height)) throw bad(`minutia ${i} lies outside the ${width}x${height} image`);
-    minutiae.push({ x: x * sx, y: y * sy, angle: normAngle((b[o + 4]! / 256) * 2 * Math.PI), type: t === 1 ? 'ending' : t === 2 ? 'bifurcation' : 'other', quality: Math.min(100, b[o + 5]!) });
+    minutiae.push({ x: x * sx, y: y * sy, angle: normAngle((b[o + 4]! / 256) * 2 * Math.PI + ISO_ANGLE_OFFSET), type: t === 1 ? 'ending' : t === 2 ? 'bifurcation' : 'other', quality: Math.min(100, b[o + 5]!) });
   }
   const ext = dv.getUint16(o);
   if (o + 2 + ext > b.length) throw bad('truncated extended data block');
@@ -89,7 +97,7 @@ export function toIsoTemplate(t: FingerprintTemplate, fingerPosition: number): U
     const type = m.type === 'ending' ? 1 : m.type === 'bifurcation' ? 2 : 0;
     dv.setUint16(o, (type << 14) | (Math.max(0, Math.min(0x3fff, Math.round(m.x)))));
     dv.setUint16(o + 2, Math.max(0, Math.min(0x3fff, Math.round(m.y))));
-    b[o + 4] = Math.round((normAngle(m.angle) / (2 * Math.PI)) * 256) & 255;
+    b[o + 4] = Math.round((normAngle(m.angle - ISO_ANGLE_OFFSET) / (2 * Math.PI)) * 256) & 255;
     b[o + 5] = Math.max(0, Math.min(100, Math.round(m.quality)));
     o += 6;
   }

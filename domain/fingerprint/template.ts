@@ -1,7 +1,7 @@
 /**
  * The fingerprint template: minutiae in the pixel frame of a 500 ppi image.
  *
- * Conventions (the same as ISO/IEC 19794-2:2005 section 6.4, so import and export are a change of units only):
+ * Conventions (those of ISO/IEC 19794-2:2005 except the sense of the direction, which iso.ts turns by π):
  * - `x` grows to the right, `y` grows downwards, in pixels at 500 ppi (197 px/cm).
  * - `angle` in radians in [0, 2π), counter-clockwise from the x axis as seen on screen (so with y down,
  *   a direction (dx, dy) has angle `atan2(-dy, dx)`). A ridge ending points along its ridge, away from

@@ -142,6 +142,8 @@ export interface DocumentState {
   completed_at: string | null;
   finalized_at: string | null;
   final_sha256: string | null;
+  /** SHA-256 of each finalized file (`pdf`, `pdf_with_audit`, `certificate`): also their blob names. */
+  final_files: { pdf: string; pdf_with_audit: string; certificate: string } | null;
   expired_at: string | null;
   cancellation: { by: 'owner' | 'signer'; signer_id: string | null; reason: string | null; at: string } | null;
   /** Hash of the last audit entry (the chain head); the next event's `prev_hash`. */
@@ -174,6 +176,7 @@ export const initialDocumentState: DocumentState = {
   completed_at: null,
   finalized_at: null,
   final_sha256: null,
+  final_files: null,
   expired_at: null,
   cancellation: null,
   last_hash: '',
@@ -309,7 +312,13 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
     case 'signing.document_completed':
       return { ...base, status: 'signed', completed_at: e.data.at };
     case 'signing.document_finalized':
-      return { ...base, status: 'completed', finalized_at: e.data.at, final_sha256: e.data.final_sha256 };
+      return {
+        ...base,
+        status: 'completed',
+        finalized_at: e.data.at,
+        final_sha256: e.data.final_sha256,
+        final_files: { pdf: e.data.final_sha256, pdf_with_audit: e.data.audit_sha256, certificate: e.data.certificate_sha256 },
+      };
     case 'signing.document_expired':
       return { ...base, status: 'expired', expired_at: e.data.expired_at };
     case 'signing.document_cancelled':

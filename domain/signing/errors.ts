@@ -34,6 +34,8 @@ export const SIGNING_ERROR_STATUS = {
   invalid_link: 401,
   /** `expiry_date` / `expires_in` is not in the future. */
   invalid_expiry_date: 400,
+  /** The sealing workers timed out, are full, or failed; finalize can be retried. */
+  seal_unavailable: 503,
   /** The configured timestamp authority did not answer usably; finalize can be retried. */
   timestamp_unavailable: 503,
 } as const;

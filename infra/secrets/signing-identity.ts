@@ -7,7 +7,7 @@
  * clear on disk and is never logged.
  */
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import forge from 'node-forge';
 import { loadOrCreateKeyFile } from './key-file.ts';
@@ -118,7 +118,7 @@ export interface SigningIdentityConfig {
 
 /**
  * The configured identity, or the embedded one (created now when absent; two processes starting at
- * once end with the same identity: the file is created exclusively and the loser reads the winner's).
+ * once end with the same identity: the complete file is hard-linked into place, so the loser reads the winner's).
  * @throws Error when the configured PKCS#12 cannot be read or opened.
  */
 export function loadSigningIdentity(config: SigningIdentityConfig): SigningIdentity {
@@ -132,10 +132,16 @@ export function loadSigningIdentity(config: SigningIdentityConfig): SigningIdent
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   mkdirSync(dirname(file), { recursive: true });
+  // Written whole to a private temporary file, then hard-linked into place: the link either appears with
+  // the complete file or fails with EEXIST (another process or worker thread won), never half-written.
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(tmp, generateSigningIdentity().p12(password), { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(file, generateSigningIdentity().p12(password), { mode: 0o600, flag: 'wx' });
+    linkSync(tmp, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(tmp);
   }
   return parseP12(readFileSync(file), password);
 }

@@ -76,7 +76,10 @@ export async function decodeFingerprint(bytes: Uint8Array, dpi?: number): Promis
     const height = Math.max(1, Math.round((gray.height * 500) / ppi));
     if (width > MAX_SIDE * 2 || height > MAX_SIDE * 2) throw fingerprintJobError('image_too_large', `The image is over ${MAX_SIDE} px a side at 500 ppi`, { max_side: MAX_SIDE });
     const out = await sharp(Buffer.from(gray.data), { raw: { width: gray.width, height: gray.height, channels: 1 } }).resize(width, height, { kernel: 'lanczos3', fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
-    gray = { data: new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.length), width: out.info.width, height: out.info.height };
+    const ch = out.info.channels;
+    const data = new Uint8Array(out.info.width * out.info.height);
+    for (let i = 0; i < data.length; i++) data[i] = out.data[i * ch]!;
+    gray = { data, width: out.info.width, height: out.info.height };
   }
   if (gray.width < MIN_SIDE || gray.height < MIN_SIDE) {
     throw fingerprintJobError('image_too_small', `The print is ${gray.width}x${gray.height} px at 500 ppi; at least ${MIN_SIDE}x${MIN_SIDE} is required`, { width: gray.width, height: gray.height, min_side: MIN_SIDE });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../infra/event-store/memory/memory-event-store.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { InsufficientCreditsError } from '../../domain/credits/credits.ts';
+import type { EventStore } from '../../infra/ports/event-store.ts';
 
 describe('credit ledger', () => {
   it('releases reservations left open by a process that died, and only those', async () => {
@@ -62,5 +63,29 @@ describe('credit ledger', () => {
     expect(await ledger.available('t2', 20)).toBe(3);
     now = Date.UTC(2026, 11, 1, 0, 0, 1);
     expect(await ledger.available('t2', 20)).toBe(23);
+  });
+
+  it('folds its own append once when the follower delivers it before the append resolves (PostgreSQL NOTIFY order)', async () => {
+    const inner = new MemoryEventStore();
+    // A store whose subscribers hear of an append before the appender resumes.
+    const store: EventStore = {
+      append: async (stream, events, options) => {
+        const r = await inner.append(stream, events, options);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return r;
+      },
+      readStream: (stream, options) => inner.readStream(stream, options),
+      readAll: (options) => inner.readAll(options),
+      subscribeToAll: (options) => inner.subscribeToAll(options),
+      headPosition: () => inner.headPosition(),
+      close: () => inner.close(),
+    };
+    const ledger = new CreditLedger(store);
+    const sub = await ledger.follow();
+    await ledger.grant('t3', 100);
+    await ledger.settle('t3', await ledger.reserve('t3', 10, 0, '/v1/x'), true);
+    expect((await ledger.snapshot('t3')).purchasedBalance).toBe(90);
+    expect(await ledger.available('t3', 0)).toBe(90);
+    await sub.stop();
   });
 });

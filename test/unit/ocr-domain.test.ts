@@ -10,6 +10,8 @@ import { OcrError } from '../../domain/ocr/errors.ts';
 import { buildIneResult, isExpired } from '../../domain/ocr/identity.ts';
 import { findTd1Lines, parseDmy, splitIneAddress } from '../../domain/ocr/ine.ts';
 import { restoreDiacritics, snapStateAbbreviation } from '../../domain/ocr/lexicon.ts';
+import { enyeFromCurp } from '../../domain/ocr/curp-spelling.ts';
+import { generateCurp } from '../../domain/curp/index.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, matchLabelPrefix, repairByPattern, type OcrLine } from '../../domain/ocr/text.ts';
 import { respace } from '../../models/ocr/pipeline.ts';
@@ -86,6 +88,21 @@ describe('codes and labels', () => {
     expect(respace('JOSEANGEL', 'JOSÉ ÁNGEL')).toBe('JOSÉ ÁNGEL');
     expect(respace('ALREADY SPACED', 'X Y')).toBe('ALREADY SPACED');
     expect(respace('ABCDEFGH', 'QQ RR')).toBe('ABCDEFGH'); // too different: unchanged
+  });
+});
+
+describe('Ñ confirmed by the CURP (issue 18)', () => {
+  const person = (nombres: string, primerApellido: string, segundoApellido: string) =>
+    generateCurp({ nombres, primerApellido, segundoApellido, sexo: 'H', fechaNacimiento: '1990-01-02', entidad: '09' });
+  it('writes Ñ for an N read where the CURP holds the X of an Ñ, and nothing else', () => {
+    const curp = person('IÑAKI', 'NÚÑEZ', 'PEÑA');
+    // The accent of NÚÑEZ was not read: it is not added; the Ñ the CURP encodes is.
+    expect(enyeFromCurp(curp, 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUÑEZ', 'PEÑA', 'IÑAKI']);
+    // A person registered without Ñ (CURP with N) keeps the N.
+    expect(enyeFromCurp(person('INAKI', 'NUNEZ', 'PENA'), 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUNEZ', 'PENA', 'INAKI']);
+    // The CURP encodes only the first internal consonant: the Ñ of IBÁÑEZ (internal consonant B) is not known.
+    expect(enyeFromCurp(person('JOSÉ', 'IBÁÑEZ', 'DE LA PEÑA'), 'IBANEZ', 'DE LA PENA', 'JOSE')).toEqual(['IBANEZ', 'DE LA PEÑA', 'JOSE']);
+    expect(enyeFromCurp('', 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUNEZ', 'PENA', 'INAKI']);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { Platform } from '../../apps/platform/types.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { domainOfHost } from '../../domain/deployments/validate.ts';
 import { deploymentsCollection, type DeploymentDoc } from '../../projections/deployments/index.ts';
@@ -98,4 +99,39 @@ export function createBrandingService(deps: { readModels: ReadModelStore; public
     },
   };
   return service;
+}
+
+/** The three values the signing pages and e-mails and the usage page are drawn with. */
+export interface PageBranding {
+  companyName: string;
+  /** `#RRGGBB`, already AA-checked. */
+  primaryColor: string;
+  /** Absolute URL (e-mails) or same-origin path (pages) of the logo; null for a text mark. */
+  logoUrl: string | null;
+}
+
+/**
+ * `b` for a page: the logo as the same-origin path `/api/deployments/<id>/logo` (works whatever Host the
+ * page was answered to, and passes a `img-src 'self'` policy). `fallback` is the page's own default
+ * branding, used when no deployment applies, so Sello's pages keep their look.
+ */
+export function forPage(b: Branding, fallback: PageBranding): PageBranding {
+  if (!b.deploymentId) return fallback;
+  return { companyName: b.companyName, primaryColor: b.primaryColor, logoUrl: b.logoPath };
+}
+
+/** `b` for an e-mail: the logo only as an absolute URL (needs `PUBLIC_BASE_URL`), else the company name as text. */
+export function forEmail(b: Branding, fallback: PageBranding): PageBranding {
+  if (!b.deploymentId) return fallback;
+  return { companyName: b.companyName, primaryColor: b.primaryColor, logoUrl: b.logoUrl };
+}
+
+/**
+ * The branding service of `platform`'s deployments capability, found by name so other capabilities
+ * (signing, usage) need no import of the deployments manifest; null when the capability is absent.
+ */
+export function brandingOf(platform: Platform): BrandingService | null {
+  const capability = platform.capabilities.find((c) => c.name === 'deployments');
+  if (!capability) return null;
+  return (platform.use(capability) as { branding: BrandingService }).branding;
 }

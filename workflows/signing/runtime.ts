@@ -4,10 +4,15 @@
  */
 import type { Platform } from '../../apps/platform/types.ts';
 import { bindProcessManager, type RegisteredProcessManager } from '../../infra/ports/workflows.ts';
+import { brandingOf, forEmail } from '../deployments/branding.ts';
 import { createSigningActivities } from './activities.ts';
+import { DEFAULT_BRANDING } from './emails.ts';
 import { startSigningDispatcher, type SigningDispatcher } from './dispatcher.ts';
 import { signingLifecycle } from './process.ts';
 import { createSigningService, type SigningService } from './service.ts';
+import { JobFailedError } from '../../infra/ports/job-queue.ts';
+import { SigningError } from '../../domain/signing/errors.ts';
+import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 
 export interface SigningRuntime {
   service: SigningService;
@@ -19,7 +24,11 @@ export interface SigningRuntime {
   caughtUp(): Promise<void>;
 }
 
-export function createSigningRuntime(platform: Platform): SigningRuntime {
+/**
+ * @param runSeal runs the `signing.seal` job on the platform's job queue (the manifest passes it, so this
+ *   module does not import the manifest); its failures are mapped to signing errors here.
+ */
+export function createSigningRuntime(platform: Platform, runSeal: (input: SealInput) => Promise<SealOutput>): SigningRuntime {
   const c = platform.config;
   const service = createSigningService({
     events: platform.events,
@@ -27,11 +36,20 @@ export function createSigningRuntime(platform: Platform): SigningRuntime {
     blobs: platform.blobs,
     clock: platform.clock,
     identity: () => platform.secrets.signingIdentity(),
+    seal: async (input) => {
+      try {
+        return await runSeal(input);
+      } catch (error) {
+        if (error instanceof JobFailedError && error.code === 'timestamp_unavailable') throw new SigningError('timestamp_unavailable', error.message, error.details ?? {});
+        if (error instanceof SigningError) throw error;
+        platform.log.error({ err: { name: (error as Error).name, message: (error as Error).message } }, 'signing: seal job failed');
+        throw new SigningError('seal_unavailable', 'The document could not be sealed now; finalize again later', {});
+      }
+    },
     linkKey: () => platform.secrets.signingLinkKey(),
     catchUp: () => platform.projections.catchUp(),
     settings: {
       publicBaseUrl: c.PUBLIC_BASE_URL ? c.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
-      tsa: c.SIGNING_TSA_URL ? { url: c.SIGNING_TSA_URL, timeoutMs: c.SIGNING_TSA_TIMEOUT_MS, attempts: c.SIGNING_TSA_ATTEMPTS } : null,
       previewTtlSeconds: c.SIGNING_PREVIEW_TTL_SECONDS,
       defaultExpiryDays: c.SIGNING_DEFAULT_EXPIRY_DAYS,
     },
@@ -43,6 +61,11 @@ export function createSigningRuntime(platform: Platform): SigningRuntime {
     service,
     mailFrom: c.MAIL_FROM,
     publishWebhookEvent: (tenantId, type, data) => platform.publishWebhookEvent(tenantId, type, data),
+    // White-label (issue 15): invitations and reminders of a deployment's tenant carry its branding.
+    branding: async (tenantId) => {
+      const service = brandingOf(platform);
+      return service ? forEmail(await service.brandingForTenant(tenantId), DEFAULT_BRANDING) : undefined;
+    },
   });
   let dispatcher: SigningDispatcher | null = null;
   return {

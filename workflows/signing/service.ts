@@ -37,15 +37,14 @@ import {
 } from '../../domain/signing/decide.ts';
 import { auditEntries, signerView, type AuditEntry } from '../../domain/signing/audit.ts';
 import { inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
-import { renderFinal } from '../../domain/signing/render.ts';
-import { checkSignature, findSignatures, signPdf, type TimestampOptions } from '../../domain/signing/pades.ts';
+import { checkSignature, findSignatures } from '../../domain/signing/pades.ts';
+import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
+import { DEFAULT_BRANDING, type Branding } from './emails.ts';
 
 export interface SigningSettings {
   /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
   publicBaseUrl: string | null;
-  /** RFC 3161 TSA for B-T signatures (`SIGNING_TSA_URL`); null = B-B. */
-  tsa: TimestampOptions | null;
   /** Lifetime of a preview URL in seconds. */
   previewTtlSeconds: number;
   /** Days a document stays open when `expiry_date` is not given. */
@@ -58,10 +57,14 @@ export interface SigningDeps {
   blobs: BlobStore;
   clock: Clock;
   identity: () => SigningIdentity;
+  /** Renders and PAdES-seals the finalized files (the `signing.seal` worker job; see models/signing/jobs.ts). */
+  seal: (input: SealInput) => Promise<SealOutput>;
   /** HMAC key of preview URLs. */
   linkKey: () => Buffer;
   catchUp: () => Promise<void>;
   settings: SigningSettings;
+  /** White-label branding of a tenant's signing pages and e-mails; Sello's when absent. */
+  branding?: (tenantId: string) => Promise<Branding | undefined>;
 }
 
 export interface CreateInput {
@@ -166,8 +169,13 @@ export function createSigningService(deps: SigningDeps) {
     return b;
   }
 
-  async function finalFile(s: DocumentState, name: 'final.pdf' | 'final-audit.pdf' | 'certificate.pdf'): Promise<Buffer> {
-    const b = await blobs.get(blobKey(s, name));
+  // Finalized files are stored under their SHA-256, so two racing finalizes never overwrite the file whose
+  // hash the winning `document_finalized` logged (the loser's files are orphans, removed with the document).
+  const finalKey = (s: { tenant_id: string; document_id: string }, sha: string) => blobKey(s, `final-${sha}.pdf`);
+
+  async function finalFile(s: DocumentState, which: 'pdf' | 'pdf_with_audit' | 'certificate'): Promise<Buffer> {
+    const sha = s.final_files?.[which];
+    const b = sha ? await blobs.get(finalKey(s, sha)) : null;
     if (!b) throw new SigningError('document_not_found', 'The finalized file is gone', { document_id: s.document_id });
     return b;
   }
@@ -177,6 +185,10 @@ export function createSigningService(deps: SigningDeps) {
     load,
     /** The platform clock's now (epoch ms). */
     now: () => clock.now(),
+    /** Branding of `tenantId`'s pages and e-mails (the one place a white-label deployment plugs in). */
+    async branding(tenantId: string): Promise<Branding> {
+      return (await deps.branding?.(tenantId)) ?? DEFAULT_BRANDING;
+    },
 
     /** `POST /v1/signing/documents` (and `/v1/signing/create`): validates the PDF and signers; status `draft`. */
     async create(input: CreateInput) {
@@ -270,33 +282,25 @@ export function createSigningService(deps: SigningDeps) {
       if (!s.exists || s.deleted || s.tenant_id !== tenantId) throw new SigningError('document_not_found', 'Document not found', { document_id: documentId });
       const now = clock.now();
       assertFinalizable(s, now);
-      const identity = deps.identity();
-      const images = new Map<string, Uint8Array>();
-      for (const signer of s.signers) if (signer.image_blob) images.set(signer.id, (await blobs.get(signer.image_blob)) ?? new Uint8Array());
-      for (const [k, v] of images) if (v.length === 0) images.delete(k);
+      const images: [string, Uint8Array][] = [];
+      for (const signer of s.signers) {
+        if (!signer.image_blob) continue;
+        const png = await blobs.get(signer.image_blob);
+        if (png && png.length > 0) images.push([signer.id, new Uint8Array(png)]);
+      }
       const orig = await original(s);
-      const audit = auditEntries(raw);
       const finalizedAt = iso(now);
-      const common = { original: orig, state: s, images, audit, chainHead: s.last_hash, finalizedAt, signerName: identity.subjectName };
-      const sign = async (mode: 'document' | 'withAudit' | 'certificateOnly') =>
-        signPdf(await renderFinal({ ...common, mode }), {
-          key: identity,
-          reason: `Sello document ${s.document_id} (${mode === 'document' ? 'pdf' : mode === 'withAudit' ? 'pdf_with_audit' : 'certificate'})`,
-          location: 'Sello',
-          contactInfo: linkBase(s) || 'Sello',
-          signingTime: new Date(now),
-          ...(settings.tsa ? { tsa: settings.tsa } : {}),
-        });
-      const [finalPdf, withAudit, certificate] = [await sign('document'), await sign('withAudit'), await sign('certificateOnly')];
-      await blobs.put(blobKey(s, 'final.pdf'), finalPdf, { contentType: 'application/pdf' });
-      await blobs.put(blobKey(s, 'final-audit.pdf'), withAudit, { contentType: 'application/pdf' });
-      await blobs.put(blobKey(s, 'certificate.pdf'), certificate, { contentType: 'application/pdf' });
+      const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s) });
+      const finalPdf = Buffer.from(sealed.pdf);
+      const withAudit = Buffer.from(sealed.withAudit);
+      const certificate = Buffer.from(sealed.certificate);
+      for (const bytes of [finalPdf, withAudit, certificate]) await blobs.put(finalKey(s, sha256(bytes)), bytes, { contentType: 'application/pdf' });
       const { state } = await execute(
         documentId,
         (st) =>
           decideFinalize(
             st,
-            { finalSha256: sha256(finalPdf), auditSha256: sha256(withAudit), certificateSha256: sha256(certificate), chainHead: s.last_hash, timestamped: settings.tsa !== null, user },
+            { finalSha256: sha256(finalPdf), auditSha256: sha256(withAudit), certificateSha256: sha256(certificate), chainHead: s.last_hash, timestamped: sealed.timestamped, user },
             clock.now(),
           ),
         {},
@@ -312,13 +316,13 @@ export function createSigningService(deps: SigningDeps) {
       if (s.status !== 'completed') {
         throw new SigningError('invalid_document_status', `The document is not finalized yet (status ${effectiveStatus(s, clock.now())}); finalize it first`, { document_id: documentId, status: effectiveStatus(s, clock.now()) });
       }
-      return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format === 'pdf' ? 'final.pdf' : 'final-audit.pdf') };
+      return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format) };
     },
 
     async certificate(tenantId: string, documentId: string) {
       const s = await loadOwned(tenantId, documentId);
       if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The certificate exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
-      return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate.pdf') };
+      return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate') };
     },
 
     /** A view-only URL valid `previewTtlSeconds` (HMAC-signed; it cannot sign). */

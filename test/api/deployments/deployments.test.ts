@@ -6,6 +6,7 @@ import { makePng, startLogoServer, type LogoServer } from '../../helpers/logo-se
 import { deploymentsCapability } from '../../../apps/capabilities/deployments.ts';
 import { contrastRatio } from '../../../domain/deployments/contrast.ts';
 import { tenantStream } from '../../../domain/tenancy/tenancy.ts';
+import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../../helpers/postgres.ts';
 
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -24,7 +25,25 @@ type Rec = {
   config: { primaryColor: string };
 };
 
-describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-signed)', () => {
+/** The read models on SQLite (embedded default) and, when a server answers, on PostgreSQL. */
+const variants: { name: string; config: () => Record<string, unknown> }[] = [{ name: 'SQLite read models', config: () => ({}) }];
+const schemas: string[] = [];
+if (await postgresReachable('/api/deployments on PostgreSQL read models')) {
+  variants.push({
+    name: 'PostgreSQL read models',
+    config: () => {
+      const schema = uniqueSchema('deployments');
+      schemas.push(schema);
+      return { DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, READ_MODELS: 'postgres' };
+    },
+  });
+}
+afterAll(async () => {
+  await dropSchemas(schemas);
+});
+
+for (const variant of variants)
+describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-signed), ${variant.name}`, () => {
   let cert: TestCertificate;
   let logos: LogoServer;
   let s: TestServer;
@@ -39,7 +58,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     logos = await startLogoServer(cert);
     png = await makePng(240, 80);
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...variant.config() } });
     // Test-only allowance: loopback and the test CA. Production config has no way to set these.
     s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 });
     ownerTenant = await s.createTenant('pro');
@@ -47,7 +66,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     readWrite = (await s.createKey(ownerTenant, ['read', 'write'])).key;
     const other = await s.createTenant('pro');
     otherAdmin = (await s.createKey(other, ['read', 'write', 'admin'])).key;
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await s?.close();
     await logos?.close();
@@ -115,6 +134,9 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     }
     const missing = await s.fetch('/api/deployments/create', { method: 'POST', key: admin, ...json({ clientId: 'x' }) });
     expect(missing.status).toBe(400);
+    const mb = (await missing.json()) as { error: { code: string; details: { issues: unknown[] } } };
+    expect(mb.error.code).toBe('validation_error');
+    expect(mb.error.details.issues.length).toBeGreaterThan(0);
   });
 
   it('normalises IDNA domains and colours, and keeps clientId unique per owning tenant and domains unique overall', async () => {
@@ -136,8 +158,9 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     expect(dupDomain.status).toBe(409);
     const dd = (await dupDomain.json()) as { error: { code: string; details: Record<string, unknown> } };
     expect(dd.error.code).toBe('domain_taken');
+    expect(dd.error.details).toMatchObject({ field: 'domain', domain: 'xn--caf-test-d1a.ejemplo.mx' });
     expect(JSON.stringify(dd)).not.toContain(rec.id); // another tenant's deployment id is not disclosed
-    await eventually(async () => (await status(rec.id)).data.status === 'active', 15_000, 'active');
+    await eventually(async () => (await status(rec.id)).data.status === 'active', 30_000, 'active');
   });
 
   it('keeps clientId unique under concurrent creates (exactly one wins)', async () => {
@@ -185,7 +208,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
 
     const retry = await s.fetch(`/api/deployments/${id}/retry`, { method: 'POST', key: admin });
     expect(retry.status).toBe(202);
-    const active = await eventually(async () => ((await status(id)).data.status === 'active' ? (await status(id)).data : null), 15_000, 'active');
+    const active = await eventually(async () => ((await status(id)).data.status === 'active' ? (await status(id)).data : null), 30_000, 'active');
     expect(calls).toBe(2);
     expect(active.provisioned_tenant_id).toBe(tenantId);
     expect(active.api_keys.map((k) => k.key_id)).toEqual(keyIds);
@@ -222,7 +245,7 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     const rebranded = await eventually(async () => {
       const r = (await status(id)).data;
       return r.branding?.primary_color === '#112233' && r.status === 'active' ? r : null;
-    }, 15_000, 'rebranded');
+    }, 30_000, 'rebranded');
     expect(rebranded.branding!.contrast.adjusted).toBe(false);
     expect(rebranded.run).toBe(3);
 
@@ -233,28 +256,29 @@ describe('/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     await eventually(async () => {
       await s.ctx.tenancy.catchUp();
       return (await s.fetch('/v1/credits/balance', { key: shown[0]!.key })).status === 401;
-    }, 15_000, 'key revoked');
+    }, 30_000, 'key revoked');
+    await s.ctx.projections.catchUp();
     expect((await branding.brandingForTenant(tenantId)).deploymentId).toBeNull();
     expect((await fetch(`${s.url}${b.logo_url}`)).status).toBe(404);
     const again = await s.fetch(`/api/deployments/${id}`, { method: 'PUT', key: admin, ...json({ clientName: 'x' }) });
     expect(again.status).toBe(409);
     expect((await s.fetch(`/api/deployments/${id}/retry`, { method: 'POST', key: admin })).status).toBe(409);
-  }, 60_000);
+  }, 120_000);
 
-  it('fails the branding step cleanly for an SVG, an oversized image and a loopback URL without the test allowance', async () => {
+  it('fails the branding step cleanly for an SVG, a logo over 1 MB and one over 1024 px', async () => {
     logos.on('/logo.svg', () => ({ status: 200, body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), type: 'image/png' }));
     logos.on('/huge.png', () => ({ status: 200, body: Buffer.alloc(1024 * 1024 + 10, 1), type: 'image/png' }));
     const big = await makePng(1500, 200);
     logos.on('/wide.png', () => ({ status: 200, body: big, type: 'image/png' }));
     const expectFail = async (path: string, code: string) => {
       const id = ((await (await create(body({}, { logo: `${logos.origin}${path}` }))).json()) as { data: Rec }).data.id;
-      const r = await eventually(async () => ((await status(id)).data.status === 'failed' ? (await status(id)).data : null), 15_000, `failed ${path}`);
+      const r = await eventually(async () => ((await status(id)).data.status === 'failed' ? (await status(id)).data : null), 30_000, `failed ${path}`);
       expect(r.failure, path).toMatchObject({ step: 'branding', code });
     };
     await expectFail('/logo.svg', 'logo_unsupported_type');
     await expectFail('/huge.png', 'logo_too_large');
     await expectFail('/wide.png', 'logo_too_big');
-  }, 60_000);
+  }, 120_000);
 
   it('isolates tenants: another tenant cannot see or change a deployment', async () => {
     const rec = ((await (await create(body())).json()) as { data: Rec }).data;

@@ -49,7 +49,7 @@ describe('deployment provisioning survives a restart of the service', () => {
     });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as { data: { id: string } }).data.id;
-    await eventually(() => logos.count('/slow.png') === 1, 15_000, 'logo fetch started');
+    await eventually(() => logos.count('/slow.png') === 1, 30_000, 'logo fetch started');
     const mid = ((await (await s.fetch(`/api/deployments/${id}/status`, { key: admin })).json()) as { data: { status: string; steps: { step: string; outcome: string }[] } }).data;
     expect(mid.status).toBe('provisioning');
     expect(mid.steps.at(-1)).toMatchObject({ step: 'branding', outcome: 'running' });
@@ -64,7 +64,7 @@ describe('deployment provisioning survives a restart of the service', () => {
         last = r;
         return r.status === 'active' ? r : null;
       },
-      20_000,
+      30_000,
       'active after restart',
     ).catch((err: Error) => {
       return s!.ctx.workflows.get(`deployment-${id}-run-1`).then((wf) => {
@@ -78,5 +78,5 @@ describe('deployment provisioning survives a restart of the service', () => {
     expect((await s.ctx.events.readStream(tenantStream(tenantId))).events.filter((e) => e.type === 'TenantCreated')).toHaveLength(1);
     const keys = (await s.ctx.events.readAll({ types: ['ApiKeyCreated'] })).filter((e) => (e.data as { tenant_id: string }).tenant_id === tenantId);
     expect(keys).toHaveLength(2);
-  }, 60_000);
+  }, 120_000);
 });

@@ -243,3 +243,49 @@ describe('cancel, decline, delete, preview', () => {
     expect(JSON.stringify(doc.body)).not.toMatch(/token/);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every signing route (and hides the signing page)', async () => {
+    const doc = (await (await s.fetch('/openapi.json')).json()) as any;
+    const paths = Object.keys(doc.paths);
+    for (const p of [
+      '/v1/signing/documents',
+      '/v1/signing/create',
+      '/v1/signing/documents/{document_id}',
+      '/v1/signing/status/{document_id}',
+      '/v1/signing/documents/{document_id}/send-invitations',
+      '/v1/signing/documents/{document_id}/finalize',
+      '/v1/signing/documents/{document_id}/download',
+      '/v1/signing/download/{document_id}',
+      '/v1/signing/documents/{document_id}/certificate',
+      '/v1/signing/documents/{document_id}/public-preview',
+      '/v1/signing/documents/{document_id}/cancel',
+      '/v1/signing/verify',
+    ]) {
+      expect(paths, p).toContain(p);
+    }
+    expect(paths.some((p) => p.startsWith('/sign/'))).toBe(false);
+    expect(doc.paths['/v1/signing/documents'].post.description).toContain('pdf_corrupted');
+  });
+});
+
+describe('verify with files this service did not seal', () => {
+  const post = async (bytes: Buffer) => {
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), 'x.pdf');
+    const r = await s.fetch('/v1/signing/verify', { method: 'POST', body: form, key });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  it('refuses a non-PDF', async () => {
+    expectError(await post(Buffer.from('plain text')), 400, 'pdf_corrupted');
+  });
+  it.skipIf(!existsSync(DATA))('counts foreign signatures without claiming them', async () => {
+    for (const f of ['node-signpdf/resources/signed-once.pdf', 'node-signpdf/resources/signed-twice.pdf', 'derived-tampered/signed-once-tampered-byte225.pdf']) {
+      if (!existsSync(join(DATA, f))) continue;
+      const r = await post(readFileSync(join(DATA, f)));
+      expect(r.status, f).toBe(200);
+      expect(r.body.data, f).toMatchObject({ signed_by_service: false, unmodified: false, document: null });
+      expect(r.body.data.signatures_found, f).toBeGreaterThan(0);
+    }
+  });
+});

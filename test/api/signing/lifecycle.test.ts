@@ -12,6 +12,8 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { haveValidators, linkOf, makePdf, pdfsig, qpdfCheck, readOutbox, waitFor } from '../../helpers/signing.ts';
 import { verifyChain } from '../../../domain/signing/audit.ts';
 import { documentStream } from '../../../domain/signing/document.ts';
+import { signingCapability } from '../../../apps/capabilities/signing.ts';
+import { createHash } from 'node:crypto';
 
 let s: TestServer;
 let key: string;
@@ -182,7 +184,7 @@ describe('signing lifecycle', () => {
     const verdict = verifyChain(raw.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })));
     expect(verdict.ok).toBe(true);
     expect(verdict.root).toBe(raw[0]!.data && (raw[0]!.data as any).document_sha256);
-  });
+   }, 180_000);
 
   it('verify recognises the sealed files, an appended update, a tampered byte and foreign files', async () => {
     const post = async (bytes: Buffer, k = key) => {
@@ -217,4 +219,20 @@ describe('signing lifecycle', () => {
     expect(foreign.body.data.document).toBeNull();
     expect(foreign.body.data.claimed_document_id).toBeNull();
   });
+
+  it('two finalizes at once: one seals, the other is document_locked, and the stored file is the logged one', async () => {
+    const created = (await (await createDoc(s, key, await makePdf(2), [{ email: 'race@example.com', name: 'Race' }])).json()) as any;
+    const id = created.data.document_id as string;
+    await s.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const link = (await s.ctx.use(signingCapability).service.issueLink(id, created.data.signers[0].id, 'invitation'))!;
+    expect((await signViaPage(`/sign/${id}?t=${link.token}`, { method: 'typed', typed_name: 'Race' })).status).toBe(200);
+    const [a, b] = await Promise.all([0, 1].map(() => s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key })));
+    const statuses = [a!.status, b!.status].sort();
+    expect(statuses).toEqual([200, 400]);
+    const ok = (await (a!.status === 200 ? a! : b!).json()) as any;
+    const locked = (await (a!.status === 200 ? b! : a!).json()) as any;
+    expect(locked.error.code).toBe('document_locked');
+    const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
+    expect(createHash('sha256').update(pdf).digest('hex')).toBe(ok.data.final_sha256);
+  }, 180_000);
 });

@@ -111,7 +111,7 @@ describe.skipIf(!haveOpenssl)('PAdES B-T with a local RFC 3161 TSA', () => {
     } finally {
       await s.close();
     }
-  });
+  }, 180_000);
 
   it('a TSA that does not answer fails finalize with 503; the document stays signed', async () => {
     const dead = createServer();
@@ -131,5 +131,5 @@ describe.skipIf(!haveOpenssl)('PAdES B-T with a local RFC 3161 TSA', () => {
     } finally {
       await s.close();
     }
-  });
+  }, 180_000);
 });

@@ -12,6 +12,10 @@ import {
   RecordResponse,
   UpdateDeploymentBody,
   mapErrors,
+  BAD_FIELDS,
+  COMMON_ERRORS,
+  ErrorBody,
+  NOT_FOUND,
 } from './schemas.ts';
 
 const TAG = ['deployments'];
@@ -45,7 +49,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
       summary: 'List deployments',
       description: 'Your tenant\'s deployments, newest first, paginated. Secrets are never listed.',
       querystring: ListQuery,
-      response: { 200: ListResponse },
+      response: { 200: ListResponse, 400: ErrorBody.describe('`validation_error` (bad `page`, `per_page` > 100, unknown `status`).'), ...COMMON_ERRORS },
     },
     handler: async (request) => {
       const q = request.query as z.infer<typeof ListQuery>;
@@ -66,7 +70,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
         'provisioning (client tenant and plan, first API keys, branding) runs as a durable workflow. Poll the status endpoint: its first answer after ' +
         'the keys are issued carries the secrets, once.',
       body: CreateDeploymentBody,
-      response: { 201: RecordResponse },
+      response: { 201: RecordResponse, ...BAD_FIELDS, ...COMMON_ERRORS, 409: ErrorBody.describe('`client_id_taken`, `domain_taken`.') },
     },
     handler: async (request, reply) => {
       const body = request.body as z.infer<typeof CreateDeploymentBody>;
@@ -85,7 +89,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
       summary: 'Deployment status',
       description: 'The record with the provisioning history. The first read after the `api_keys` step completed includes each key\'s secret (`api_keys[].key`); later reads never do.',
       params: DeploymentIdParams,
-      response: { 200: RecordResponse },
+      response: { 200: RecordResponse, ...COMMON_ERRORS, ...NOT_FOUND },
     },
     handler: async (request, reply) => {
       const { deployment_id } = request.params as z.infer<typeof DeploymentIdParams>;
@@ -107,7 +111,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
         '`branding` step; it is refused (409 `invalid_state`) while provisioning runs. Deactivated deployments cannot change.',
       params: DeploymentIdParams,
       body: UpdateDeploymentBody,
-      response: { 200: RecordResponse },
+      response: { 200: RecordResponse, ...BAD_FIELDS, ...COMMON_ERRORS, ...NOT_FOUND, 409: ErrorBody.describe('`domain_taken`, `invalid_state` (deactivated, or a branding change while provisioning runs).') },
     },
     handler: async (request) => {
       const { deployment_id } = request.params as z.infer<typeof DeploymentIdParams>;
@@ -126,7 +130,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
       summary: 'Retry a failed provisioning',
       description: 'Starts a new run at the failed step (earlier steps are not repeated; nothing is created twice). 409 `invalid_state` when nothing failed.',
       params: DeploymentIdParams,
-      response: { 202: RecordResponse },
+      response: { 202: RecordResponse, ...COMMON_ERRORS, ...NOT_FOUND, 409: ErrorBody.describe('`invalid_state`: nothing failed, or deactivated.') },
     },
     handler: async (request, reply) => {
       const { deployment_id } = request.params as z.infer<typeof DeploymentIdParams>;
@@ -147,7 +151,7 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
         'Final: the branding is no longer served, `clientId` and `domain` are released, and the API keys the deployment issued are revoked ' +
         '(by a workflow, within seconds). The client\'s tenant and its data stay. Deactivating again answers the record unchanged.',
       params: DeploymentIdParams,
-      response: { 200: RecordResponse },
+      response: { 200: RecordResponse, ...COMMON_ERRORS, ...NOT_FOUND },
     },
     handler: async (request) => {
       const { deployment_id } = request.params as z.infer<typeof DeploymentIdParams>;

@@ -110,6 +110,28 @@ export const DeploymentRecordSchema = z.object({
 
 export const RecordResponse = z.object({ success: z.literal(true), data: DeploymentRecordSchema });
 
+/** The structured error body (spec, Errors); the codes per status are listed in each response's description. */
+export const ErrorBody = z.object({
+  success: z.literal(false),
+  error: z.object({
+    code: z.string().meta({ example: 'invalid_domain' }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).describe('`field` names the offending field; `issues` lists schema failures.'),
+  }),
+});
+
+const err = (description: string) => ErrorBody.describe(description);
+/** Error responses shared by the management routes, for the OpenAPI document. */
+export const COMMON_ERRORS = {
+  401: err('`unauthorized`: missing, invalid or revoked credentials.'),
+  403: err('`insufficient_permissions`: the key lacks `admin`.'),
+  429: err('`rate_limit_exceeded` / `concurrency_limit_exceeded`.'),
+};
+export const NOT_FOUND = { 404: err('`deployment_not_found`: unknown id, or another tenant\'s deployment.') };
+export const BAD_FIELDS = {
+  400: err('`validation_error`, `invalid_color`, `invalid_logo_url`, `invalid_domain`.'),
+};
+
 /** Runs `fn`, turning a {@link DeploymentError} into the structured {@link ApiError}. */
 export async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {

@@ -13,13 +13,15 @@ import { registerListDocuments } from './list-documents.ts';
 import { registerPreview } from './public-preview.ts';
 import { registerSendInvitations } from './send-invitations.ts';
 import { registerSigningPage } from './signing-page.ts';
+import { brandingOf, forPage } from '../../../../workflows/deployments/branding.ts';
+import { DEFAULT_BRANDING } from '../../../../workflows/signing/emails.ts';
 import { registerVerify } from './verify-pdf.ts';
 
 /**
  * `/v1/signing/*` and the signing page `/sign/*`. The lifecycle behind them (the `signing-lifecycle`
  * process manager and its dispatcher) is started by the platform from the signing manifest.
  */
-export function registerSigningRoutes(app: ApiApp, _platform: Platform, runtime: SigningRuntime): void {
+export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: SigningRuntime): void {
   const s = runtime.service;
   registerCreateDocument(app, s);
   registerCreateAlt(app, s);
@@ -33,5 +35,9 @@ export function registerSigningRoutes(app: ApiApp, _platform: Platform, runtime:
   registerPreview(app, s);
   registerCancel(app, s);
   registerVerify(app, s);
-  registerSigningPage(app, s);
+  // White-label (issue 15): the page of a deployment's tenant, or answered to a deployment's domain, is branded.
+  registerSigningPage(app, s, async ({ tenantId, host }) => {
+    const service = brandingOf(platform);
+    return service ? forPage(await service.brandingForPage({ tenantId, host }), DEFAULT_BRANDING) : undefined;
+  });
 }

@@ -16,7 +16,8 @@ export interface PageShell {
 function shell(p: PageShell, body: string, script = ''): string {
   const b = p.branding ?? DEFAULT_BRANDING;
   const color = safeColor(b.primaryColor);
-  const logo = b.logoUrl && /^https:\/\//.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
+  // An https URL, or a same-origin path (a deployment's stored logo, `/api/deployments/<id>/logo`).
+  const logo = b.logoUrl && /^(https:\/\/|\/(?![/\\]))/.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(p.title)} · ${escapeHtml(b.companyName)}</title>
@@ -54,14 +55,14 @@ export interface SigningPageInput extends PageShell {
 const DRAW_SCRIPT = `(function(){
 var c=document.getElementById('pad');if(!c)return;var ctx=c.getContext('2d');var drawing=false,drawn=false;
 function fit(){var r=c.getBoundingClientRect();var d=window.devicePixelRatio||1;c.width=Math.round(r.width*d);c.height=Math.round(r.height*d);ctx.setTransform(d,0,0,d,0,0);ctx.lineWidth=2.5;ctx.lineCap='round';ctx.lineJoin='round';ctx.strokeStyle='#0d1b5e';drawn=false;}
-fit();window.addEventListener('resize',fit);
+window.addEventListener('resize',function(){if(!drawn)fit();});
 function pos(e){var r=c.getBoundingClientRect();return{x:e.clientX-r.left,y:e.clientY-r.top};}
 c.addEventListener('pointerdown',function(e){drawing=true;c.setPointerCapture(e.pointerId);var p=pos(e);ctx.beginPath();ctx.moveTo(p.x,p.y);});
 c.addEventListener('pointermove',function(e){if(!drawing)return;var p=pos(e);ctx.lineTo(p.x,p.y);ctx.stroke();drawn=true;});
 c.addEventListener('pointerup',function(){drawing=false;});
 document.getElementById('clear').addEventListener('click',function(){ctx.clearRect(0,0,c.width,c.height);drawn=false;});
 var typed=document.getElementById('m-typed'),draw=document.getElementById('m-drawn');
-function sync(){document.getElementById('typed-box').classList.toggle('hidden',!typed.checked);document.getElementById('draw-box').classList.toggle('hidden',!draw.checked);}
+function sync(){document.getElementById('typed-box').classList.toggle('hidden',!typed.checked);document.getElementById('draw-box').classList.toggle('hidden',!draw.checked);if(draw.checked&&c.width<2)fit();}
 typed.addEventListener('change',sync);draw.addEventListener('change',sync);sync();
 document.getElementById('sign-form').addEventListener('submit',function(e){
  var err=document.getElementById('form-error');err.textContent='';

@@ -10,7 +10,7 @@ export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof SigningError) {
-      throw new ApiError(error.status, error.code, error.message, error.details, undefined, error.code === 'timestamp_unavailable' ? { 'Retry-After': '30' } : undefined);
+      throw new ApiError(error.status, error.code, error.message, error.details, undefined, error.status === 503 ? { 'Retry-After': '30' } : undefined);
     }
     throw error;
   }

@@ -12,6 +12,13 @@ import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { SigningError } from '../../../../domain/signing/errors.ts';
 import { effectiveStatus } from '../../../../domain/signing/document.ts';
 import { renderMessagePage, renderPreviewPage, renderSigningPage } from './page-render.ts';
+import type { Branding } from '../../../../workflows/signing/emails.ts';
+
+/**
+ * White-label hook (issue 15): the branding of a page, from the document's tenant (null when the page
+ * has no document yet) and the request's `Host` (a deployment's domain brands its public pages).
+ */
+export type PageBrandingLookup = (o: { tenantId: string | null; host: string | undefined }) => Promise<Branding | undefined>;
 
 const MESSAGES: Partial<Record<string, [string, string]>> = {
   invalid_link: ['This link does not work', 'The signing link is invalid or has expired. Ask the sender for a new invitation.'],
@@ -36,17 +43,18 @@ function page(reply: FastifyReply, status: number, html: string, nonce: string) 
   return reply.send(html);
 }
 
-function errorPage(reply: FastifyReply, error: unknown, nonce: string) {
+function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?: Branding) {
   if (!(error instanceof SigningError)) throw error;
   const [heading, text] = MESSAGES[error.code] ?? ['Something went wrong', error.message];
   const status = error.code === 'invalid_link' ? 403 : error.code === 'document_not_found' ? 404 : error.status;
-  return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text }), nonce);
+  return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text, branding }), nonce);
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '');
 const ua = (r: FastifyRequest) => str(r.headers['user-agent']) || 'unknown';
 
-export function registerSigningPage(app: ApiApp, service: SigningService): void {
+export function registerSigningPage(app: ApiApp, service: SigningService, branding?: PageBrandingLookup): void {
+  const brand = (request: FastifyRequest, tenantId: string | null = null) => (branding ? branding({ tenantId, host: request.headers.host }) : Promise.resolve(undefined));
   const config = { auth: false as const, rateClass: 'light' as const, errorShape: 'structured' as const };
   const hide = { hide: true };
 
@@ -60,7 +68,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       const { document_id } = request.params as { document_id: string };
       const token = str((request.query as Record<string, unknown>).t);
       if (!token) {
-        return page(reply, 200, renderMessagePage({ title: 'Signing', nonce, heading: 'Open your personal link', text: 'To sign, open the personal link in the invitation e-mail you received. Each signer has their own link.' }), nonce);
+        return page(reply, 200, renderMessagePage({ title: 'Signing', nonce, heading: 'Open your personal link', text: 'To sign, open the personal link in the invitation e-mail you received. Each signer has their own link.', branding: await brand(request) }), nonce);
       }
       try {
         const { state, signer } = await service.openLink(document_id, token);
@@ -75,11 +83,11 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
         return page(
           reply,
           200,
-          renderSigningPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
+          renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
           nonce,
         );
       } catch (error) {
-        return errorPage(reply, error, nonce);
+        return errorPage(reply, error, nonce, await brand(request));
       }
     });
 
@@ -107,18 +115,18 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       try {
         const { state, signer } = await service.sign(document_id, token, { consent: str(b.consent) === 'yes', method, typedName: str(b.typed_name) || null, drawnPng: png, ip: request.ip, userAgent: ua(request) });
         const done = state.status === 'signed';
-        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
+        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, branding: await brand(request, state.tenant_id), heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
       } catch (error) {
         if (error instanceof SigningError && error.code === 'invalid_signer') {
           // Show the form again with the message (missing consent, empty name, bad drawing).
           try {
             const { state, signer } = await service.openLink(document_id, token);
-            return page(reply, 400, renderSigningPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
+            return page(reply, 400, renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
           } catch (inner) {
-            return errorPage(reply, inner, nonce);
+            return errorPage(reply, inner, nonce, await brand(request));
           }
         }
-        return errorPage(reply, error, nonce);
+        return errorPage(reply, error, nonce, await brand(request));
       }
     });
 
@@ -128,9 +136,9 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       const b = (request.body ?? {}) as Record<string, unknown>;
       try {
         const { state } = await service.decline(document_id, str(b.t), { reason: str(b.reason), ip: request.ip, userAgent: ua(request) });
-        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
+        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, branding: await brand(request, state.tenant_id), heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
       } catch (error) {
-        return errorPage(reply, error, nonce);
+        return errorPage(reply, error, nonce, await brand(request));
       }
     });
 
@@ -141,9 +149,9 @@ export function registerSigningPage(app: ApiApp, service: SigningService): void 
       try {
         const state = await service.openPreview(document_id, Number(str(q.exp)), str(q.sig));
         const query = `exp=${encodeURIComponent(str(q.exp))}&sig=${encodeURIComponent(str(q.sig))}`;
-        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
+        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
       } catch (error) {
-        return errorPage(reply, error, nonce);
+        return errorPage(reply, error, nonce, await brand(request));
       }
     });
 

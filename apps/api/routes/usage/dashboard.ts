@@ -120,18 +120,17 @@ function messagePage(title: string, text: string): string {
 }
 
 /**
- * Where the page's branding comes from (the white-label hook, issue 15): given the page's tenant, the
- * request's `Host` and its origin (`https://kyc.example.mx`), the company name, colour and logo; missing
- * or unsafe values fall back to Sello's ({@link safeBranding}).
- */
-export type UsagePageBranding = (o: { tenantId: string; host: string | undefined; origin: string }) => Partial<Branding> | Promise<Partial<Branding>>;
-
-/**
  * `GET /dashboard/login?token=` (one-time link from the CLI: sets the session cookie, 303 to the page),
  * `GET /dashboard/usage` (the page; session cookie, or `Authorization: Bearer <dashboard JWT>` as the
- * e-mail routes accept) and the page's two scripts.
+ * e-mail routes accept) and the page's two scripts. `branding` is the white-label hook (issue 15): the
+ * page's company name, colour and logo for its tenant and request; unsafe or missing values fall back to
+ * Sello's (`safeBranding`).
  */
-export function registerUsageDashboard(app: ApiApp, platform: Platform, branding: UsagePageBranding = () => ({})): void {
+export function registerUsageDashboard(
+  app: ApiApp,
+  platform: Platform,
+  branding: (tenantId: string, request: FastifyRequest) => Partial<Branding> | Promise<Partial<Branding>> = () => ({}),
+): void {
   const sessionKey = createHmac('sha256', platform.secrets.webhookSecretKey()).update('sello/dashboard-session/v1').digest();
   const authenticator = new Authenticator(platform.tenancy, platform.config);
 
@@ -204,8 +203,7 @@ export function registerUsageDashboard(app: ApiApp, platform: Platform, branding
     handler: async (request, reply) => {
       const tenantId = await sessionTenant(request);
       if (!tenantId) return html(reply, 401, messagePage('Sign in to see your usage', 'Open a sign-in link (npm run cli -- dashboard link --tenant ID) or send a dashboard session token.'));
-      const brand = await branding({ tenantId, host: request.headers.host, origin: `${request.protocol}://${request.host}` });
-      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), brand));
+      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), await branding(tenantId, request)));
     },
   });
 
