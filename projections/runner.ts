@@ -8,12 +8,16 @@ import type { Projection, ProjectionDeps } from './projection.ts';
  */
 export class ProjectionRunner {
   private readonly subscriptions: Subscription[] = [];
+  private caughtUpOnce = false;
+  private checking: Promise<void> | null = null;
 
   constructor(
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly deps: ProjectionDeps,
     private readonly onError: (projection: string, error: unknown) => void = () => undefined,
+    /** Projections run elsewhere (the API's usage-writer thread): {@link catchUp} waits for them too. */
+    private readonly elsewhere?: () => Promise<void>,
   ) {}
 
   async start(): Promise<void> {
@@ -21,7 +25,7 @@ export class ProjectionRunner {
       const from = await this.deps.store.getCheckpoint(p.name);
       const sub = this.store.subscribeToAll({
         fromPosition: from,
-        batchSize: 500,
+        batchSize: p.batchSize ?? 500,
         // The store filters by type, so a batch holds only events this projection handles; the checkpoint
         // is the last applied event (a restart re-reads nothing but skipped event types).
         types: p.eventTypes,
@@ -37,6 +41,29 @@ export class ProjectionRunner {
       });
       this.subscriptions.push(sub);
     }
+    void this.checkReady();
+  }
+
+  /**
+   * True once every projection (read models and this process's vector-index replica) has applied the
+   * whole log as it was at some moment after start: the instance may take traffic (`GET /ready`).
+   * While false, each call starts another catch-up check in the background.
+   */
+  isReady(): boolean {
+    if (!this.caughtUpOnce) void this.checkReady();
+    return this.caughtUpOnce;
+  }
+
+  private checkReady(): Promise<void> {
+    this.checking ??= this.catchUp()
+      .then(() => {
+        if (this.subscriptions.length > 0 || this.projections.length === 0) this.caughtUpOnce = true;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.checking = null;
+      });
+    return this.checking;
   }
 
   private async applyBatch(p: Projection, events: readonly RecordedEvent[], lastPosition: number): Promise<void> {
@@ -48,7 +75,7 @@ export class ProjectionRunner {
 
   /** Resolves when every projection has applied every event appended so far. */
   async catchUp(): Promise<void> {
-    await Promise.all(this.subscriptions.map((s) => s.caughtUp()));
+    await Promise.all([...this.subscriptions.map((s) => s.caughtUp()), this.elsewhere?.()]);
   }
 
   async stop(): Promise<void> {

@@ -18,18 +18,18 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
 
   // --- adapter selection: one variable per port, read only by its factory `infra/<port>/index.ts` ---
-  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`). */
-  EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
+  /** Event store: `sqlite` (embedded default, `DATA_DIR/events.sqlite`) or `postgres` (`DATABASE_URL`, `DATABASE_SCHEMA`). */
+  EVENT_STORE: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Read models: `sqlite` (`DATA_DIR/read-models.sqlite`) or `postgres` (`DATABASE_URL`); unset = `postgres` when DATABASE_URL is set. */
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
-  /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads). */
-  JOB_QUEUE: z.enum(['worker-threads']).default('worker-threads'),
-  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler). */
-  WORKFLOWS: z.enum(['sqlite']).default('sqlite'),
+  /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads) or `bullmq` (Redis `REDIS_URL`; `npm run start:worker` processes run the jobs). */
+  JOB_QUEUE: z.enum(['worker-threads', 'bullmq']).default('worker-threads'),
+  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler) or `postgres` (`DATABASE_URL`, shared by several processes). */
+  WORKFLOWS: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
-  /** Blob store: `local` (`DATA_DIR/blobs`). */
-  BLOB_STORE: z.enum(['local']).default('local'),
+  /** Blob store: `local` (`DATA_DIR/blobs`) or `s3` (any S3-compatible server: `S3_ENDPOINT`, `S3_BUCKET`, keys). */
+  BLOB_STORE: z.enum(['local', 's3']).default('local'),
   /** Outgoing mail: `outbox` (`.eml` files in `DATA_DIR/outbox`) or `smtp` (`SMTP_URL`); unset = `smtp` when SMTP_URL is set. */
   MAIL: z.enum(['outbox', 'smtp']).optional(),
   /** PostgreSQL for the read models (scaled-out adapter); unset = SQLite under DATA_DIR. */
@@ -149,6 +149,73 @@ export const ConfigSchema = z.object({
     .transform((s) => s.split(',').map((x) => Number(x.trim())))
     .pipe(z.array(z.number().min(0.5).max(3)).min(1).max(8)),
   // --- end OCR ----------------------------------------------------------------------------------------
+
+  // --- scaled out (docs/operations.md): Redis for limits and the job queue ---
+  /** Rate and concurrency limits: `memory` (each process its own) or `redis` (`REDIS_URL`, exact across instances); unset = `redis` when REDIS_URL is set. */
+  RATE_LIMITER: z.enum(['memory', 'redis']).optional(),
+  /** Redis for the rate limiter and the BullMQ job queue, e.g. `redis://127.0.0.1:6379`. */
+  REDIS_URL: optionalString,
+  /** Prefix of every Redis key (several deployments, or tests, may share one Redis). */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).default('sello:'),
+  /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
+  RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** BullMQ key prefix of the job queue (`JOB_QUEUE=bullmq`). */
+  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('sello'),
+  /** Waiting jobs beyond which inference routes answer 503 with Retry-After (back-pressure). */
+  JOB_QUEUE_MAX_WAITING: z.coerce.number().int().min(1).default(1000),
+  /** Attempts of a job whose worker crashed or failed without a domain code, before it is dead-lettered. */
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** A job's lock, ms: a worker that died (SIGKILL) gives its jobs to another worker after this long. */
+  JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Longest an HTTP request may take end to end, ms (Node's `server.requestTimeout`); past it the socket is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** S3-compatible endpoint of `BLOB_STORE=s3`, e.g. `https://minio.internal:9000`. */
+  S3_ENDPOINT: optionalString,
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sello'),
+  S3_REGION: z.string().default('us-east-1'),
+  /** Credentials of `BLOB_STORE=s3`. Never logged. */
+  S3_ACCESS_KEY: optionalString,
+  S3_SECRET_KEY: optionalString,
+  /** Key prefix inside the bucket (several deployments may share one bucket). */
+  S3_PREFIX: optionalString,
+  // --- end scaled out -----------------------------------------------------------------------------------
+  // --- Credit reservations (issue 18): who holds an open reservation, and until when.
+  /**
+   * `single`: one API process per store (the embedded deployment): at start-up every reservation held by
+   * an earlier incarnation (a process that died mid-request) is released at once. `shared`: several API
+   * processes share the store: a reservation is released when its lease expires. Default: `single` with
+   * the SQLite event store, `shared` with any other.
+   */
+  CREDIT_HOLDERS: z.enum(['single', 'shared']).optional(),
+  /** Lease of a credit reservation (ms): the longest a call may hold its credits before any process may release them. */
+  CREDIT_RESERVATION_LEASE_MS: z.coerce.number().int().min(1_000).default(300_000),
+  /**
+   * Where an API process writes usage events and runs the usage-only projections: `thread` (a worker
+   * thread with its own store connections, off the HTTP thread) or `inline` (on the HTTP thread).
+   */
+  USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
+  // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
+  /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
+  SIGNING_P12_PATH: optionalString,
+  /** Password of SIGNING_P12_PATH. */
+  SIGNING_P12_PASSWORD: optionalString,
+  /** RFC 3161 timestamp authority (HTTP POST); set = PAdES B-T signatures, unset = B-B. A TSA that does not answer fails finalize (503), never the local clock. */
+  SIGNING_TSA_URL: z.string().url().optional(),
+  /** Per-attempt limit (ms) of a TSA request. */
+  SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of a TSA request before finalize answers 503 `timestamp_unavailable`. */
+  SIGNING_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** Lifetime (s) of a `public-preview` URL. */
+  SIGNING_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
+  /** Days a signing document stays open when no `expiry_date` is given. */
+  SIGNING_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  // --- end signing ------------------------------------------------------------------------------------
+  // --- deployments (docs/deployments.md) ---
+  /** AES-256-GCM key sealing a deployment's first API keys until shown once (64 hex or base64 of 32 bytes); unset = generated into DATA_DIR/deployment-secret.key. */
+  DEPLOYMENT_SECRET_KEY: optionalString,
+  /** Time limit of the logo fetch (connect to end of body), ms. */
+  DEPLOYMENT_LOGO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // --- end deployments ---
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

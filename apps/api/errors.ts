@@ -55,6 +55,11 @@ export const PlatformErrors = {
     new ApiError(429, 'concurrency_limit_exceeded', `At most ${limit} concurrent requests are allowed on this plan`, { limit }, { retry_after: 1 }, {
       'Retry-After': '1',
     }),
+  /** The shared limiter store (Redis) is unreachable: the edge fails closed rather than serve unlimited traffic. */
+  limiterUnavailable: () =>
+    new ApiError(503, 'service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { service: 'rate_limiter' }, { retry_after: 5 }, {
+      'Retry-After': '5',
+    }),
   notFound: (method: string, url: string) => new ApiError(404, 'not_found', `Route ${method} ${url} not found`),
   validation: (message: string, issues: unknown[]) => new ApiError(400, 'validation_error', message, { issues }),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error'),

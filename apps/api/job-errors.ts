@@ -24,7 +24,7 @@ export function jobErrorToApiError(error: unknown, mapping: JobErrorMapping, req
     return new ApiError(mapping.statuses[error.code]!, error.code, error.message, error.details ?? {});
   }
   if (error instanceof JobTimeoutError) return mapping.unavailable('timeout');
-  if (error instanceof JobFailedError && error.code === 'queue_full') return mapping.unavailable('busy');
+  if (error instanceof JobFailedError && (error.code === 'queue_full' || error.code === 'queue_unavailable')) return mapping.unavailable('busy');
   const e = error as { name?: string; message?: string; code?: string };
   request?.log.error({ err: { name: e?.name, message: e?.message, code: e?.code }, job: jobType }, 'inference job failed');
   return mapping.failed?.() ?? new ApiError(500, 'internal_error', 'Internal server error');

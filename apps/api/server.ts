@@ -19,7 +19,7 @@ const ctx = await createPlatform(config, { kind: 'api' });
 const first = config.BOOTSTRAP ? await bootstrapIfEmpty(ctx.events) : null;
 if (first) await ctx.tenancy.catchUp();
 const app = await buildApp(ctx);
-app.server.requestTimeout = 120_000;
+app.server.requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
 app.server.headersTimeout = 30_000;
 
 let closing = false;

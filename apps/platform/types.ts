@@ -15,6 +15,7 @@ import type { Mailer } from '../../infra/ports/mail.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 import type { Clock, RegisteredProcessManager, WorkflowEngine } from '../../infra/ports/workflows.ts';
 import type { RegistryProvider } from '../../infra/ports/registry-provider.ts';
+import type { RateLimiter } from '../../infra/ports/rate-limiter.ts';
 import type { Secrets } from '../../infra/secrets/index.ts';
 import type { EmailVerifier } from '../../domain/email/verify-email.ts';
 import type { CreditLedger } from '../../domain/credits/credit-ledger.ts';
@@ -44,6 +45,7 @@ export interface AdapterSelection {
   mail: string;
   registryProvider: string;
   emailVerifier: string;
+  rateLimiter: string;
 }
 
 /** Ports and shared services the platform may be given instead of building them (tests, benchmarks). */
@@ -76,6 +78,8 @@ export interface Platform {
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly registry: RegistryProvider;
+  /** Per-minute and concurrency limits of the edge (`RATE_LIMITER`: memory, or Redis shared by every instance). */
+  readonly rateLimiter: RateLimiter;
   /** The e-mail verifier (built on first use: it loads ~120k-domain lists). */
   emailVerifier: EmailVerifier;
   readonly secrets: Secrets;

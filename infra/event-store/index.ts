@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../ports/event-store.ts';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.ts';
+import { PostgresEventStore } from './postgres/postgres-event-store.ts';
 import { unknownAdapter, type Config } from '../shared/adapter.ts';
 
 export type EventStoreAdapter = Config['EVENT_STORE'];
@@ -14,12 +15,19 @@ export function selectEventStore(config: Config): EventStoreAdapter {
   return config.EVENT_STORE;
 }
 
-/** Opens the configured event store. `sqlite`: `DATA_DIR/events.sqlite` (WAL; created when missing). */
+/**
+ * Opens the configured event store. `sqlite`: `DATA_DIR/events.sqlite` (WAL; created when missing);
+ * `postgres`: `es_events` in `DATABASE_SCHEMA` of `DATABASE_URL` (migrated on first use).
+ * @throws Error when `postgres` is selected without `DATABASE_URL`.
+ */
 export function createEventStore(config: Config): EventStore {
   const adapter = selectEventStore(config);
   switch (adapter) {
     case 'sqlite':
       return new SqliteEventStore(join(resolve(config.DATA_DIR), 'events.sqlite'));
+    case 'postgres':
+      if (!config.DATABASE_URL) throw new Error('EVENT_STORE=postgres needs DATABASE_URL');
+      return PostgresEventStore.create(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA });
     default:
       return unknownAdapter('event store', adapter);
   }

@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Clock, WorkflowEngine } from '../ports/workflows.ts';
 import { createEmbeddedWorkflowEngine, type EngineLogger } from './embedded/index.ts';
+import { createPostgresWorkflowEngine } from './postgres/index.ts';
 import { unknownAdapter, type Config } from '../shared/adapter.ts';
 
 export type WorkflowsAdapter = Config['WORKFLOWS'];
@@ -13,13 +14,26 @@ export function selectWorkflows(config: Config): WorkflowsAdapter {
   return config.WORKFLOWS;
 }
 
-/** Creates the configured engine (not running: the process that runs workflows calls `run()`). */
+/**
+ * Creates the configured engine (not running: the process that runs workflows calls `run()`).
+ * `postgres`: `wf_*` tables in `DATABASE_SCHEMA` of `DATABASE_URL`; every API process runs a scheduler.
+ * @throws Error when `postgres` is selected without `DATABASE_URL`.
+ */
 export function createWorkflowEngine(config: Config, deps: { clock: Clock; logger?: EngineLogger }): WorkflowEngine {
   const adapter = selectWorkflows(config);
   switch (adapter) {
     case 'sqlite':
       return createEmbeddedWorkflowEngine({
         path: join(resolve(config.DATA_DIR), 'workflows.sqlite'),
+        clock: deps.clock,
+        logger: deps.logger,
+        pollIntervalMs: config.WORKFLOW_POLL_MS,
+      });
+    case 'postgres':
+      if (!config.DATABASE_URL) throw new Error('WORKFLOWS=postgres needs DATABASE_URL');
+      return createPostgresWorkflowEngine({
+        connectionString: config.DATABASE_URL,
+        schema: config.DATABASE_SCHEMA,
         clock: deps.clock,
         logger: deps.logger,
         pollIntervalMs: config.WORKFLOW_POLL_MS,

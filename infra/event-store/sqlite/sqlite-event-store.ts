@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import {
   WrongExpectedRevisionError,
   assertExpectedRevision,
@@ -43,17 +43,40 @@ const toRecorded = (r: Row): RecordedEvent => ({
  * server and the CLI); appends take SQLite's write lock (`BEGIN IMMEDIATE`), so stream revisions and
  * global positions stay gapless and ordered. Optimistic concurrency is the `UNIQUE(stream_name,
  * stream_revision)` constraint plus an explicit revision check inside the transaction.
+ *
+ * Subscriptions learn of appends made in this process at once and of commits by another process (the
+ * operator CLI, the API's usage-writer thread) within milliseconds: the folder of the file is watched
+ * (inotify on Linux) and a change whose `PRAGMA data_version` moved (it moves only for other connections'
+ * commits) wakes them; the poll (`pollMs`) remains the fallback where file watching is unavailable.
+ * Either way only the subscriptions that follow one of the new events' types are woken.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly wakers = new Set<() => void>();
+  /** Subscriptions to wake on new events, with the event types they follow (undefined: all). */
+  private readonly wakers = new Map<() => void, ReadonlySet<string> | undefined>();
+  /** Global position up to which other connections' commits were looked at (foreign-commit wakes). */
+  private foreignSeen = 0;
   /** Prepared type-filtered reads, one per number of types. */
   private readonly typed = new Map<string, Database.Statement<unknown[], Row>>();
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
-  /** @param file path of the SQLite file (created with its folder), or `:memory:`. */
-  constructor(file: string, private readonly pollMs = 100) {
+  private watcher: FSWatcher | null = null;
+  private dataVersion = 0;
+  private foreignChecks = 0;
+  private foreignTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param file path of the SQLite file (created with its folder), or `:memory:`.
+   * @param pollMs fallback poll interval of subscriptions (milliseconds).
+   * @param options `watch: false` turns off the file watch (subscriptions then see other processes'
+   *   commits only at the poll), for tests of the poll path.
+   */
+  constructor(
+    private readonly file: string,
+    private readonly pollMs = 100,
+    private readonly options: { watch?: boolean } = {},
+  ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -83,6 +106,9 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
       head: this.db.prepare<[], { pos: number | null }>('SELECT MAX(global_position) AS pos FROM events'),
+      typesSince: this.db.prepare<[number], { type: string; pos: number }>(
+        'SELECT type, MAX(global_position) AS pos FROM events WHERE global_position > ? GROUP BY type',
+      ),
     };
     const tx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
       const current = this.stmts.current.get(stream)?.rev ?? null;
@@ -120,7 +146,7 @@ export class SqliteEventStore implements EventStore {
       }
       throw error;
     }
-    for (const wake of this.wakers) wake();
+    this.wake(new Set(events.map((e) => e.type)));
     return result;
   }
 
@@ -145,13 +171,78 @@ export class SqliteEventStore implements EventStore {
     return st.all(from, ...types, max).map(toRecorded);
   }
 
+  /**
+   * Watches the database's folder (from the first subscription on) so a commit by another process wakes
+   * the subscriptions. The watch event may precede the visibility of the commit (the WAL frames are
+   * written before the WAL index), so each change is re-checked after 0, 5 and 25 ms.
+   */
+  private watchForeignCommits(): void {
+    if (this.watcher || this.file === ':memory:' || this.options.watch === false) return;
+    const base = basename(this.file);
+    this.dataVersion = this.readDataVersion();
+    this.foreignSeen = this.stmts.head.get()?.pos ?? 0;
+    try {
+      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, name) => {
+        if (name !== null && !String(name).startsWith(base)) return;
+        this.foreignChecks = 3;
+        if (!this.foreignTimer) this.scheduleForeignCheck(0);
+      });
+      this.watcher.on('error', () => this.unwatch());
+    } catch {
+      this.watcher = null; // no file watching here: the poll remains
+    }
+  }
+
+  private scheduleForeignCheck(ms: number): void {
+    this.foreignTimer = setTimeout(() => {
+      this.foreignTimer = null;
+      if (!this.db.open) return;
+      const v = this.readDataVersion();
+      if (v !== this.dataVersion) {
+        this.dataVersion = v;
+        // One query for the types committed since the last look, instead of one head read and one typed
+        // read per subscription: only the subscriptions that follow one of them are woken.
+        const from = this.foreignSeen;
+        const rows = this.stmts.typesSince.all(from);
+        this.foreignSeen = Math.max(from, ...rows.map((r) => r.pos));
+        if (rows.length) this.wake(new Set(rows.map((r) => r.type)));
+      }
+      this.foreignChecks -= 1;
+      if (this.foreignChecks > 0) this.scheduleForeignCheck(this.foreignChecks === 2 ? 5 : 20);
+    }, ms);
+    this.foreignTimer.unref();
+  }
+
+  /** Wakes the subscriptions that follow one of `types` (or every type). */
+  private wake(types: ReadonlySet<string>): void {
+    for (const [wake, follows] of this.wakers) {
+      if (!follows) wake();
+      else for (const t of types) if (follows.has(t)) {
+        wake();
+        break;
+      }
+    }
+  }
+
+  private readDataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.foreignTimer) clearTimeout(this.foreignTimer);
+    this.foreignTimer = null;
+  }
+
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    this.watchForeignCommits();
     return pollingSubscription(
       async (from, max, types) => this.readAllSync(from, max, types),
       () => this.headPosition(),
       options,
       (wake) => {
-        this.wakers.add(wake);
+        this.wakers.set(wake, options.types && options.types.length > 0 ? new Set(options.types) : undefined);
         return () => this.wakers.delete(wake);
       },
       this.pollMs,
@@ -163,6 +254,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.unwatch();
     this.wakers.clear();
     if (this.db.open) this.db.close();
   }

@@ -12,7 +12,8 @@ const Dependency = z.object({
 export const StatusResponse = z.object({
   success: z.literal(true),
   data: z.object({
-    status: z.enum(['ok', 'degraded']).describe('"degraded" when any dependency check failed.'),
+    status: z.enum(['ok', 'degraded']).describe('"degraded" when any dependency check failed or the instance is not ready.'),
+    ready: z.boolean().describe('False until this instance has caught up with the event log (read models, vector-index replica); as `GET /ready`.'),
     version: z.string(),
     uptime_seconds: z.number(),
     time: z.string(),
@@ -46,11 +47,13 @@ export function registerStatus(app: ApiApp, ctx: Platform): void {
         check(() => runJob(ctx.jobs, systemJobs['system.health'], {}, { timeoutMs: 5000 }), 6000),
       ]);
       const stats = ctx.jobs.stats();
-      const ok = [eventStore, readModels, jobs].every((d) => d.status === 'ok');
+      const ready = ctx.projections.isReady();
+      const ok = ready && [eventStore, readModels, jobs].every((d) => d.status === 'ok');
       return {
         success: true as const,
         data: {
           status: ok ? ('ok' as const) : ('degraded' as const),
+          ready,
           version: process.env.npm_package_version ?? '0.1.0',
           uptime_seconds: Math.round((Date.now() - started) / 1000),
           time: new Date(ctx.clock.now()).toISOString(),

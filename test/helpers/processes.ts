@@ -1,0 +1,77 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root (the child processes run the TypeScript sources through tsx from here). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A free loopback TCP port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** A child process of the project (an API server or an inference worker) with its output kept. */
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves when the process exited (its exit code, or the signal's name). */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts `node --import tsx <entry>` from the project root with `env` added to this environment. */
+export function startProcess(entry: string, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    kill: (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/** Waits until `check` resolves true (polling every 200 ms), or throws with `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs `npm run cli -- <args>` (as a node process) with `env`; resolves with its JSON answer. */
+export function cli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`cli ${args.join(' ')} failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>);
+      },
+    );
+  });
+}
