@@ -16,6 +16,8 @@ export class ProjectionRunner {
     private readonly projections: readonly Projection[],
     private readonly deps: ProjectionDeps,
     private readonly onError: (projection: string, error: unknown) => void = () => undefined,
+    /** Projections run elsewhere (the API's usage-writer thread): {@link catchUp} waits for them too. */
+    private readonly elsewhere?: () => Promise<void>,
   ) {}
 
   async start(): Promise<void> {
@@ -73,7 +75,7 @@ export class ProjectionRunner {
 
   /** Resolves when every projection has applied every event appended so far. */
   async catchUp(): Promise<void> {
-    await Promise.all(this.subscriptions.map((s) => s.caughtUp()));
+    await Promise.all([...this.subscriptions.map((s) => s.caughtUp()), this.elsewhere?.()]);
   }
 
   async stop(): Promise<void> {

@@ -13,6 +13,8 @@
  * field's exact-match rate, the validation agreement, the error codes raised and the mean time per document.
  * `--engine paddle` disables the Tesseract Spanish re-read (per-engine comparison). `--rotate180` turns
  * every image upside down first (JPEG quality 90), to measure the direction classifier (`angle.ts`).
+ * `--plain` prints names and addresses without accents or Ñ (`MARIA NUNEZ`; the generator's `accents: false`):
+ * what is printed is the truth, so an accent the pipeline adds is an error.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -33,6 +35,7 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     progress: { type: 'string', default: '0' },
     rotate180: { type: 'boolean', default: false },
+    plain: { type: 'boolean', default: false },
   },
 });
 if (args.engine === 'paddle') setOcrSettings({ spanishReread: false });
@@ -65,8 +68,10 @@ for (const type of types) {
   let mrzOk = 0;
   let n = 0;
   let totalMs = 0;
+  /** Per document: the fields it missed, with what was read (for before/after comparisons of `--json` files). */
+  const misses: Record<number, Record<string, string>> = {};
   const print = (final: boolean) => {
-    console.log(`\n== ${type} (${n}${final ? '' : ' so far'} ${args.clean ? 'clean' : 'degraded'}${args.rotate180 ? ' upside-down' : ''} documents, seed ${args.seed}, engine ${args.engine}) mean ${(totalMs / n / 1000).toFixed(2)} s/doc`);
+    console.log(`\n== ${type} (${n}${final ? '' : ' so far'} ${args.clean ? 'clean' : 'degraded'}${args.rotate180 ? ' upside-down' : ''}${args.plain ? ' unaccented' : ''} documents, seed ${args.seed}, engine ${args.engine}) mean ${(totalMs / n / 1000).toFixed(2)} s/doc`);
     for (const [k, h] of Object.entries(hits)) console.log(`    ${k.padEnd(32)} ${((100 * h) / n).toFixed(1).padStart(5)}%    (${h}/${n})`);
     console.log(`    ${'validation (exact object)'.padEnd(32)} ${((100 * validationOk) / n).toFixed(1).padStart(5)}%`);
     if (type === 'ine' || type === 'passport') console.log(`    ${'mrz check digits pass'.padEnd(32)} ${((100 * mrzOk) / n).toFixed(1).padStart(5)}%`);
@@ -74,7 +79,7 @@ for (const type of types) {
     for (const [k, list] of Object.entries(failures)) for (const f of list) console.log(`        ${k}: ${f}`);
   };
   for (let i = start; i < start + count; i++) {
-    const doc = await generateDocument({ type, seed: args.seed, index: i, degrade: !args.clean });
+    const doc = await generateDocument({ type, seed: args.seed, index: i, degrade: !args.clean, accents: !args.plain });
     const truth = flatten(doc.truth.fields as unknown as Record<string, unknown>);
     const t0 = performance.now();
     let got: Record<string, string> = {};
@@ -106,6 +111,7 @@ for (const type of types) {
       if (got[k] === v) hits[k] = (hits[k] ?? 0) + 1;
       else {
         hits[k] ??= 0;
+        (misses[i] ??= {})[k] = got[k] ?? '';
         const list = (failures[k] ??= []);
         if (list.length < Number(args.failures)) list.push(`#${i}: want ${JSON.stringify(v)} got ${JSON.stringify(got[k] ?? null)}`);
       }
@@ -113,7 +119,7 @@ for (const type of types) {
     if (Number(args.progress) > 0 && n % Number(args.progress) === 0 && i < start + count - 1) print(false);
   }
   print(true);
-  report[type] = { n, hits, errors, validationOk, mrzOk, meanSeconds: totalMs / n / 1000 };
+  report[type] = { n, hits, errors, validationOk, mrzOk, meanSeconds: totalMs / n / 1000, misses };
 }
 if (args.json) writeFileSync(args.json, JSON.stringify(report, null, 1));
 process.exit(0);

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
@@ -21,6 +21,17 @@ import type { ApiApp } from './types.ts';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
+ * Request ids `req_<32 hex>`: 64 random bits per process boot, then a counter (64 bits wide), so ids are unique
+ * across restarts and processes (with overwhelming probability) without a random UUID per request.
+ */
+const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`;
+let requestCounter = 0;
+function nextRequestId(): string {
+  requestCounter += 1;
+  return `${REQUEST_ID_PREFIX}${requestCounter.toString(16).padStart(16, '0')}`;
+}
+
+/**
  * Builds the HTTP edge as a Fastify instance (not listening), so tests can `inject()` or `listen()` it.
  * `extend` may register extra routes before the app is ready (tests register a priced route this way).
  */
@@ -29,7 +40,7 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     loggerInstance: ctx.log as FastifyBaseLogger,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     },
     trustProxy: false,
     bodyLimit: 1024 * 1024,
@@ -37,10 +48,6 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
-
-  await app.register(multipart, {
-    limits: { fileSize: 10 * 1024 * 1024, files: 4, fields: 40, fieldSize: 1024 * 1024, parts: 60 },
-  });
 
   await app.register(swagger, {
     openapi: {
@@ -103,7 +110,16 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     async () => app.swagger(),
   );
 
-  await registerRoutes(app, ctx);
+  // @fastify/multipart adds three hooks to every route of the scope it is registered in; the platform's
+  // own routes (balance, keys, status: the cheapest and most called) take no uploads, so they live
+  // outside that scope and pay none of them (issue 18: edge overhead).
+  await registerRoutes(app, ctx, (c) => c.name === 'platform');
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: 10 * 1024 * 1024, files: 4, fields: 40, fieldSize: 1024 * 1024, parts: 60 },
+    });
+    await registerRoutes(scope as unknown as ApiApp, ctx, (c) => c.name !== 'platform');
+  });
   if (extend) await extend(app);
   return app;
 }

@@ -19,6 +19,22 @@ export interface AuthContext {
   via: 'api_key' | 'jwt';
 }
 
+/** The credential of `Authorization: Bearer <credential>`. @throws ApiError 401 when absent or malformed. */
+function bearer(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header) throw PlatformErrors.missingCredentials();
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw PlatformErrors.missingCredentials();
+  return m[1]!;
+}
+
+/** @throws ApiError 401 without an identity, 403 when it lacks the required permission. */
+function permitted(auth: AuthContext | null, requirement: AuthRequirement): AuthContext {
+  if (!auth) throw PlatformErrors.invalidCredentials();
+  if (!auth.permissions.includes(requirement.permission)) throw PlatformErrors.insufficientPermissions(requirement.permission);
+  return auth;
+}
+
 export interface AuthRequirement {
   permission: Permission;
   /** Also accept a dashboard session JWT (email endpoints; spec, Authentication 3). */
@@ -26,8 +42,9 @@ export interface AuthRequirement {
 }
 
 /**
- * Authenticates `Authorization: Bearer <credential>`: an API key (looked up by its SHA-256, compared
- * in constant time, must not be revoked) or, where the route allows it, a dashboard JWT (HS256 with
+ * Authenticates `Authorization: Bearer <credential>`: an API key (looked up by its SHA-256 in the
+ * in-memory tenancy view, compared in constant time, must not be revoked; a key the view does not know
+ * first triggers one rate-bounded catch-up with the log, see `TenancyView.catchUpForUnknownCredential`) or, where the route allows it, a dashboard JWT (HS256 with
  * `JWT_SECRET` or EdDSA with `JWT_PUBLIC_KEY`) whose `tenant_id` (or `sub`) names the tenant.
  * @throws ApiError 401 for missing/invalid/revoked/expired credentials, 403 for a missing permission.
  */
@@ -44,23 +61,45 @@ export class Authenticator {
   }
 
   async authenticate(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
-    const header = request.headers.authorization;
-    if (!header) throw PlatformErrors.missingCredentials();
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw PlatformErrors.missingCredentials();
-    const credential = m[1]!;
-    const auth = API_KEY_PATTERN.test(credential)
-      ? this.fromApiKey(credential)
-      : requirement.jwt && credential.split('.').length === 3
-        ? await this.fromJwt(credential)
-        : null;
-    if (!auth) throw PlatformErrors.invalidCredentials();
-    if (!auth.permissions.includes(requirement.permission)) throw PlatformErrors.insufficientPermissions(requirement.permission);
-    return auth;
+    return this.authenticateKnown(request, requirement) ?? (await this.authenticateSlow(request, requirement));
   }
 
-  private fromApiKey(key: string): AuthContext | null {
-    const hash = hashApiKey(key);
+  /**
+   * The hot path, without IO or promises: a known API key. Returns null when the answer needs a
+   * catch-up with the log (a key the view does not know) or a JWT check; call {@link authenticate} then.
+   * @throws ApiError as {@link authenticate} does, for what it can decide here
+   */
+  authenticateKnown(request: FastifyRequest, requirement: AuthRequirement): AuthContext | null {
+    const credential = bearer(request);
+    if (!API_KEY_PATTERN.test(credential)) {
+      if (requirement.jwt && credential.split('.').length === 3) return null;
+      throw PlatformErrors.invalidCredentials();
+    }
+    const hash = hashApiKey(credential);
+    if (!this.view.state.keysByHash.has(hash)) return null;
+    return permitted(this.fromApiKey(hash), requirement);
+  }
+
+  private async authenticateSlow(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
+    const credential = bearer(request);
+    let auth: AuthContext | null = null;
+    if (API_KEY_PATTERN.test(credential)) {
+      const hash = hashApiKey(credential);
+      auth = this.fromApiKey(hash);
+      // A key this view has never seen may have been created a moment ago by another process (the
+      // CLI): catch up with the log once (rate-bounded, shared between callers) before refusing it.
+      if (!auth && !this.view.state.keysByHash.has(hash)) {
+        await this.view.catchUpForUnknownCredential();
+        auth = this.fromApiKey(hash);
+      }
+    } else if (requirement.jwt && credential.split('.').length === 3) {
+      auth = await this.fromJwt(credential);
+    }
+    return permitted(auth, requirement);
+  }
+
+  /** The key whose SHA-256 is `hash`, if the view knows it, it is not revoked and its tenant exists. */
+  private fromApiKey(hash: string): AuthContext | null {
     const record = this.view.state.keysByHash.get(hash);
     if (!record || !hashesEqual(record.keyHash, hash) || record.revokedAt) return null;
     const tenant = this.view.state.tenants.get(record.tenantId);
@@ -76,6 +115,7 @@ export class Authenticator {
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: [alg], requiredClaims: ['exp'] });
         const tenantId = typeof payload.tenant_id === 'string' ? payload.tenant_id : typeof payload.sub === 'string' ? payload.sub : null;
+        if (tenantId && !this.view.state.tenants.has(tenantId)) await this.view.catchUpForUnknownCredential();
         const tenant = tenantId ? this.view.state.tenants.get(tenantId) : undefined;
         if (!tenant) return null;
         return { tenantId: tenant.tenantId, tenant, keyId: null, permissions: ['read'], test: false, via: 'jwt' };

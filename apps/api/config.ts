@@ -179,6 +179,43 @@ export const ConfigSchema = z.object({
   /** Key prefix inside the bucket (several deployments may share one bucket). */
   S3_PREFIX: optionalString,
   // --- end scaled out -----------------------------------------------------------------------------------
+  // --- Credit reservations (issue 18): who holds an open reservation, and until when.
+  /**
+   * `single`: one API process per store (the embedded deployment): at start-up every reservation held by
+   * an earlier incarnation (a process that died mid-request) is released at once. `shared`: several API
+   * processes share the store: a reservation is released when its lease expires. Default: `single` with
+   * the SQLite event store, `shared` with any other.
+   */
+  CREDIT_HOLDERS: z.enum(['single', 'shared']).optional(),
+  /** Lease of a credit reservation (ms): the longest a call may hold its credits before any process may release them. */
+  CREDIT_RESERVATION_LEASE_MS: z.coerce.number().int().min(1_000).default(300_000),
+  /**
+   * Where an API process writes usage events and runs the usage-only projections: `thread` (a worker
+   * thread with its own store connections, off the HTTP thread) or `inline` (on the HTTP thread).
+   */
+  USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
+  // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
+  /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
+  SIGNING_P12_PATH: optionalString,
+  /** Password of SIGNING_P12_PATH. */
+  SIGNING_P12_PASSWORD: optionalString,
+  /** RFC 3161 timestamp authority (HTTP POST); set = PAdES B-T signatures, unset = B-B. A TSA that does not answer fails finalize (503), never the local clock. */
+  SIGNING_TSA_URL: z.string().url().optional(),
+  /** Per-attempt limit (ms) of a TSA request. */
+  SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of a TSA request before finalize answers 503 `timestamp_unavailable`. */
+  SIGNING_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** Lifetime (s) of a `public-preview` URL. */
+  SIGNING_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
+  /** Days a signing document stays open when no `expiry_date` is given. */
+  SIGNING_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  // --- end signing ------------------------------------------------------------------------------------
+  // --- deployments (docs/deployments.md) ---
+  /** AES-256-GCM key sealing a deployment's first API keys until shown once (64 hex or base64 of 32 bytes); unset = generated into DATA_DIR/deployment-secret.key. */
+  DEPLOYMENT_SECRET_KEY: optionalString,
+  /** Time limit of the logo fetch (connect to end of body), ms. */
+  DEPLOYMENT_LOGO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // --- end deployments ---
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

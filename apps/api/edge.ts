@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
 import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
@@ -6,7 +6,7 @@ import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
-import { RateLimiterUnavailableError } from '../../infra/ports/rate-limiter.ts';
+import { RateLimiterUnavailableError, type RateHit } from '../../infra/ports/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +31,10 @@ declare module 'fastify' {
 /** Per-request bookkeeping of the edge hooks. */
 export interface EdgeState {
   startedAt: bigint;
+  /** The route's configuration (read once: `request.routeOptions` builds an object per access). */
+  config: FastifyContextConfig & { url?: string };
+  /** The route's path pattern (`/v1/face/detect`), or the path of an unknown URL. */
+  endpoint: string;
   concurrencyKey: string | null;
   reservationId: string | null;
   cost: number;
@@ -65,79 +69,147 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   app.decorateRequest('auth', undefined);
   app.decorateRequest('edge', null as unknown as EdgeState);
 
-  app.addHook('onRequest', async (request) => {
-    request.edge = { startedAt: process.hrtime.bigint(), concurrencyKey: null, reservationId: null, cost: 0, charged: 0, insufficient: false, responseSize: 0 };
-    const config = request.routeOptions.config;
-    if (config.auth === false || request.is404) return;
-    const auth = await authenticator.authenticate(request, config.auth ?? { permission: 'read' });
+  /** The 429 of a refused per-minute hit (and, at most once a minute per tenant, `api.rate.limited`). */
+  const rateLimited = (request: FastifyRequest, auth: AuthContext, limit: number, rateClass: RateClass, r: RateHit): ApiError => {
+    const now = ctx.clock.now();
+    if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
+      lastRateLimitedEvent.set(auth.tenantId, now);
+      ctx
+        .publishWebhookEvent(auth.tenantId, 'api.rate.limited', { limit, rate_class: rateClass, endpoint: request.edge.endpoint, retry_after: r.retryAfterSeconds }, request.id)
+        .catch((err: unknown) => request.log.error({ err }, 'could not publish api.rate.limited'));
+    }
+    return PlatformErrors.rateLimited(limit, r.retryAfterSeconds, rateClass);
+  };
+
+  /**
+   * Rate limit and concurrency slot of an authenticated call: synchronous with a limiter that answers
+   * from memory (`limiter.immediate`), else a promise (Redis).
+   * @throws ApiError 429 (limits), 503 (shared limiter unreachable)
+   */
+  const admit = (request: FastifyRequest, auth: AuthContext): void | Promise<void> => {
     request.auth = auth;
+    const config = request.edge.config;
     const plan = PLANS[auth.tenant.plan];
     const rateClass = config.rateClass ?? 'standard';
     const limit = perMinuteLimit(plan, rateClass, auth.tenant.limits);
-    if (limit !== null) {
-      const r = await limited(limiter.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now()));
-      if (!r.allowed) {
-        const now = ctx.clock.now();
-        if ((lastRateLimitedEvent.get(auth.tenantId) ?? 0) < now - 60_000) {
-          lastRateLimitedEvent.set(auth.tenantId, now);
-          ctx
-            .publishWebhookEvent(auth.tenantId, 'api.rate.limited', { limit, rate_class: rateClass, endpoint: request.routeOptions.url ?? request.url, retry_after: r.retryAfterSeconds }, request.id)
-            .catch((err: unknown) => request.log.error({ err }, 'could not publish api.rate.limited'));
-        }
-        throw PlatformErrors.rateLimited(limit, r.retryAfterSeconds, rateClass);
-      }
-    }
     const maxConcurrent = concurrencyLimit(plan, auth.tenant.limits);
-    if (!(await limited(limiter.acquire(auth.tenantId, maxConcurrent, request.id)))) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
-    request.edge.concurrencyKey = auth.tenantId;
+    const now = limiter.immediate;
+    if (now) {
+      if (limit !== null) {
+        const r = now.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now());
+        if (!r.allowed) throw rateLimited(request, auth, limit, rateClass, r);
+      }
+      if (!now.acquire(auth.tenantId, maxConcurrent, request.id)) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+      request.edge.concurrencyKey = auth.tenantId;
+      return;
+    }
+    return (async () => {
+      if (limit !== null) {
+        const r = await limited(limiter.hit(`${auth.tenantId}:${rateClass}`, limit, ctx.clock.now()));
+        if (!r.allowed) throw rateLimited(request, auth, limit, rateClass, r);
+      }
+      if (!(await limited(limiter.acquire(auth.tenantId, maxConcurrent, request.id)))) throw PlatformErrors.concurrencyLimited(maxConcurrent ?? 0);
+      request.edge.concurrencyKey = auth.tenantId;
+    })();
+  };
+
+  // The hooks are callback-style and finish synchronously on the common path (a known key, a call that
+  // costs nothing): no promise, no IO. Only an unknown key (catch-up), a JWT, or a priced call (credit
+  // reservation) goes asynchronous.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions;
+    const config = route.config;
+    request.edge = {
+      startedAt: process.hrtime.bigint(),
+      config,
+      endpoint: route.url ?? request.url.split('?')[0]!,
+      concurrencyKey: null,
+      reservationId: null,
+      cost: 0,
+      charged: 0,
+      insufficient: false,
+      responseSize: 0,
+    };
+    if (config.auth === false || request.is404) return done();
+    const requirement = config.auth ?? READ;
+    let admitted: void | Promise<void>;
+    try {
+      const auth = authenticator.authenticateKnown(request, requirement);
+      admitted = auth ? admit(request, auth) : authenticator.authenticate(request, requirement).then((a) => admit(request, a));
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (!admitted) return done();
+    admitted.then(
+      () => done(),
+      (error: Error) => done(error),
+    );
   });
 
-  app.addHook('preHandler', async (request) => {
-    const cost = routeCost(request);
+  app.addHook('preHandler', (request, _reply, done) => {
     const auth = request.auth;
-    if (!auth || cost <= 0) return;
+    const cost = auth ? routeCost(request) : 0;
+    if (!auth || cost <= 0) return done();
     request.edge.cost = cost;
     const plan = PLANS[auth.tenant.plan];
-    try {
-      request.edge.reservationId = await ctx.credits.reserve(auth.tenantId, cost, plan.monthlyCredits, request.routeOptions.url ?? request.url);
-    } catch (error) {
-      if (!(error instanceof InsufficientCreditsError)) throw error;
-      request.edge.insufficient = true;
-      throw insufficientCredits(request, error, ctx.clock.now());
-    }
+    ctx.credits.reserve(auth.tenantId, cost, plan.monthlyCredits, request.edge.endpoint).then(
+      (id) => {
+        request.edge.reservationId = id;
+        done();
+      },
+      (error: unknown) => {
+        if (!(error instanceof InsufficientCreditsError)) return done(error as Error);
+        request.edge.insufficient = true;
+        done(insufficientCredits(request, error, ctx.clock.now()));
+      },
+    );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const edge = request.edge;
-    if (edge?.reservationId && request.auth) {
-      const success = reply.statusCode >= 200 && reply.statusCode < 300;
-      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`);
-      edge.reservationId = null;
-      if (success) {
-        edge.charged = edge.cost;
-        await maybeCreditsLow(ctx, request, edge.cost);
+    if (!edge?.reservationId || !request.auth) {
+      try {
+        finishHeaders(ctx, request, reply, payload);
+      } catch (error) {
+        return done(error as Error);
       }
+      return done(null, payload);
     }
-    await setBillingHeaders(ctx, request, reply);
-    if (edge) edge.responseSize = payloadSize(payload, reply);
-    return payload;
+    const auth = request.auth;
+    const success = reply.statusCode >= 200 && reply.statusCode < 300;
+    ctx.credits
+      .settle(auth.tenantId, edge.reservationId, success, success ? undefined : `status_${reply.statusCode}`)
+      .then(async (outcome) => {
+        edge.reservationId = null;
+        // `not_open`: the reservation outlived its lease and was released; the call is not charged.
+        if (outcome === 'committed') {
+          edge.charged = edge.cost;
+          await maybeCreditsLow(ctx, request, edge.cost);
+        }
+        finishHeaders(ctx, request, reply, payload);
+      })
+      .then(
+        () => done(null, payload),
+        (error: Error) => done(error),
+      );
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const edge = request.edge;
-    if (!edge) return;
+    if (!edge) return done();
     if (edge.concurrencyKey) {
-      await limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
+      if (limiter.immediate) limiter.immediate.release(edge.concurrencyKey, request.id);
+      else limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
     }
     // A reservation still open here means onSend never ran (client went away): never charge it.
     if (edge.reservationId && request.auth) {
-      await ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
+      ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
     }
     const data: ApiCallRecorded['data'] = {
       request_id: request.id,
       tenant_id: request.auth?.tenantId ?? null,
       key_id: request.auth?.keyId ?? null,
-      endpoint: request.routeOptions.url ?? request.url.split('?')[0]!,
+      endpoint: edge.endpoint,
       method: request.method,
       status_code: reply.statusCode,
       response_time: Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
@@ -149,14 +221,24 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       created_at: new Date(ctx.clock.now()).toISOString(),
     };
     ctx.usage.record(data);
+    done();
   });
+}
+
+const READ: AuthRequirement = { permission: 'read' };
+
+/** Sets the billing headers and measures the payload (the usage event's `response_size`). */
+function finishHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+  setBillingHeaders(ctx, request, reply);
+  if (request.edge) request.edge.responseSize = payloadSize(payload, reply);
 }
 
 /** Credits a 2xx answer of this route costs: its `billing` override, else the spec's table, else 0. */
 function routeCost(request: FastifyRequest): number {
-  const override = request.routeOptions.config.billing?.cost;
+  const config = request.edge.config;
+  const override = config.billing?.cost;
   if (override !== undefined) return override;
-  const key = `${request.method} ${request.routeOptions.url ?? ''}`;
+  const key = `${request.method} ${config.url ?? ''}`;
   return (CREDIT_COSTS as Record<string, number>)[key] ?? 0;
 }
 
@@ -172,7 +254,7 @@ function insufficientCredits(request: FastifyRequest, error: InsufficientCredits
   const reset = nextResetUnix(nowMs);
   const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
   const message = `This call costs ${error.required} credits and ${error.available} are available`;
-  if (request.routeOptions.config.errorShape === 'registry') {
+  if (request.edge.config.errorShape === 'registry') {
     return new ApiError(402, 'insufficient_credits', message, undefined, undefined, undefined, {
       success: false,
       error: 'Insufficient credits',
@@ -196,7 +278,7 @@ function insufficientCredits(request: FastifyRequest, error: InsufficientCredits
   });
 }
 
-async function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): void {
   const now = ctx.clock.now();
   const auth = request.auth;
   reply.header('X-Request-Id', request.id);
@@ -211,7 +293,7 @@ async function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: 
     return;
   }
   const plan = PLANS[auth.tenant.plan];
-  const state = await ctx.credits.snapshot(auth.tenantId);
+  const state = ctx.credits.snapshotNow(auth.tenantId);
   const balance = availableCredits(state, plan.monthlyCredits, now);
   const balanceText = balance === null ? 'unlimited' : String(balance);
   const insufficient = request.edge?.insufficient ?? false;

@@ -14,6 +14,10 @@ import { webhooksCapability } from './webhooks.ts';
 import { faceMatchingCapability } from './face-matching.ts';
 import { ocrCapability } from './ocr.ts';
 import { faceCapability } from './face.ts';
+import { signingCapability } from './signing.ts';
+import { usageCapability } from './usage.ts';
+import { fingerprintCapability } from './fingerprint.ts';
+import { deploymentsCapability } from './deployments.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -23,6 +27,10 @@ export const capabilities: readonly AnyCapability[] = [
   faceMatchingCapability,
   ocrCapability,
   faceCapability,
+  signingCapability,
+  usageCapability,
+  fingerprintCapability,
+  deploymentsCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */

@@ -1,7 +1,9 @@
 /**
  * Operator CLI (`npm run cli -- <command>`). Prints JSON on stdout; errors go to stderr as JSON with a
- * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: the
- * server picks up what the CLI appends within its poll interval (100 ms).
+ * non-zero exit code. Works while the server runs, against the same DATA_DIR / DATABASE_URL: a key it
+ * prints works on the server's next call (an unknown key makes the server catch up with the log before
+ * answering 401); revocations, plan and limit changes reach the server within milliseconds (SQLite: the
+ * server watches the file for other processes' commits), at the latest at its poll (100 ms).
  *
  *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
  *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}
@@ -11,6 +13,9 @@
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
  *   replay                                                            -> {"events", "projections": {...}}
  *   migrate                                                           -> {"event_store","workflows"} (PostgreSQL schemas)
+ *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
+ *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
+ *                                                                        (exit 2 when the hash chain does not verify)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
@@ -21,7 +26,9 @@ import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
+import { exportAudit } from '../../workflows/signing/audit-export.ts';
 import { migratePostgres } from '../../infra/postgres/migrate.ts';
+import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
 
 class UsageError extends Error {}
 
@@ -53,6 +60,8 @@ function parseCli(argv: string[]) {
         rpm: { type: 'string' },
         concurrency: { type: 'string' },
         reason: { type: 'string' },
+        document: { type: 'string' },
+        minutes: { type: 'string' },
       },
     });
   } catch (error) {
@@ -117,14 +126,32 @@ async function main(argv: string[]): Promise<void> {
         const available = await ledger.available(tenantId, plan.monthlyCredits);
         return out({ tenant_id: tenantId, granted: amount, available_credits: available ?? 'unlimited' });
       }
+      case 'dashboard link': {
+        const tenantId = need('tenant');
+        const { events } = await store.readStream(tenantStream(tenantId));
+        if (!events.length) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
+        const minutes = values.minutes === undefined ? DASHBOARD_LINK_MINUTES : Number(values.minutes);
+        if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) throw new UsageError('--minutes must be an integer from 1 to 1440');
+        const { token, event } = issueDashboardLink(tenantId, Date.now(), minutes);
+        await store.append(dashboardLinkStream(event.data.link_id), [{ ...event, metadata: { tenant_id: tenantId } }], { expectedRevision: 'no_stream' });
+        const base = platform.config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? `http://localhost:${platform.config.PORT}`;
+        return out({ url: `${base}/dashboard/login?token=${token}`, expires_at: event.data.expires_at });
+      }
       case 'replay': {
         const t0 = performance.now();
         const report = await ProjectionRunner.replay(store, projectionsOf(platform.capabilities), { store: platform.readModels, vectorIndex: platform.vectorIndex });
         return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
       }
+      case 'signing audit': {
+        const report = await exportAudit(store, need('document'));
+        if (!report) throw new UsageError(`no signing document ${values.document}`);
+        out(report);
+        if (!report.chain.ok || report.certificate_head_matches === false) process.exitCode = 2;
+        return;
+      }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit (see apps/cli/cli.ts)',
         );
     }
   } finally {

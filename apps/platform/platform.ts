@@ -5,6 +5,7 @@
  * (`apps/capabilities`). `apps/api`, `apps/cli`, `apps/worker` and any later process build it the same
  * way; `start()` starts only what that process kind runs.
  */
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../api/config.ts';
@@ -35,7 +36,7 @@ import { webhookEventsStream } from '../../domain/webhooks/catalog.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
 import { TenancyView } from './tenancy-view.ts';
-import { UsageRecorder } from './usage-recorder.ts';
+import { UsageRecorder, UsageWriterThread, inlineUsageSink, isUsageOnlyProjection, type UsageSink } from './usage-recorder.ts';
 import type { AdapterSelection, AnyCapability, CapabilityManifest, Platform, PlatformOverrides, ProcessKind } from './types.ts';
 
 export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
@@ -44,11 +45,14 @@ export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
 export const WORKER_ENTRY = fileURLToPath(new URL('../worker/worker-entry.mjs', import.meta.url));
 
 /**
- * A reservation is settled within the request (job timeout JOB_TIMEOUT_MS); one still open after 15
- * minutes belongs to a process that died mid-request. Checked at start and every 5 minutes.
+ * Credit reservations carry their holder's incarnation and a lease (CREDIT_RESERVATION_LEASE_MS). At
+ * start-up of the only API process of a store (CREDIT_HOLDERS=single, the embedded deployment) every
+ * reservation of another incarnation is released at once; expired leases are released at start and
+ * every SWEEP_INTERVAL_MS (from the followed snapshot: no IO unless something is released). A
+ * reservation recorded without a lease (older versions) is released after STALE_RESERVATION_MS.
  */
 const STALE_RESERVATION_MS = 15 * 60_000;
-const SWEEP_INTERVAL_MS = 5 * 60_000;
+const SWEEP_INTERVAL_MS = 10_000;
 
 /** Structured JSON logs; keys, secrets and query strings (they can hold e-mail addresses) never logged. */
 function createLogger(config: Config): Logger {
@@ -59,6 +63,14 @@ function createLogger(config: Config): Logger {
       req: (req: { id?: string; method?: string; url?: string; ip?: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0], ip: req.ip }),
     },
   });
+}
+
+/**
+ * Who may hold credit reservations on the store: `single` (one API process: the embedded deployment,
+ * the SQLite event store) unless CREDIT_HOLDERS says otherwise; `shared` for a scaled-out event store.
+ */
+export function creditHolders(config: Config): 'single' | 'shared' {
+  return config.CREDIT_HOLDERS ?? (config.EVENT_STORE === 'sqlite' ? 'single' : 'shared');
 }
 
 /** Which adapter each port's factory picks for `config` (nothing is opened). */
@@ -94,10 +106,18 @@ class SelloPlatform implements Platform {
   readonly log: Logger;
   readonly clock: Clock;
   readonly capabilities: readonly AnyCapability[] = capabilities;
+  /** This boot of this process (a random id): the holder recorded on its credit reservations. */
+  readonly incarnation = `inc_${randomUUID().replace(/-/g, '')}`;
   private readonly ports;
   private readonly useCases = new Map<AnyCapability, unknown>();
   private started = false;
   private readonly stops: (() => Promise<void>)[] = [];
+  /**
+   * Usage events are written, and the usage-only projections run, on the usage-writer thread: API
+   * processes with `USAGE_WRITER=thread` whose event store and read models come from configuration
+   * (another thread can open them), not from in-memory overrides.
+   */
+  private readonly usageThread: boolean;
 
   constructor(
     readonly kind: ProcessKind,
@@ -105,6 +125,7 @@ class SelloPlatform implements Platform {
     overrides: PlatformOverrides,
   ) {
     this.adapters = selectAdapters(config);
+    this.usageThread = kind === 'api' && config.USAGE_WRITER === 'thread' && !overrides.events && !overrides.readModels;
     this.log = overrides.log ?? createLogger(config);
     this.clock = overrides.clock ?? { now: () => Date.now() };
     const clock = this.clock;
@@ -121,12 +142,19 @@ class SelloPlatform implements Platform {
       rateLimiter: lazy<RateLimiter>(() => createRateLimiter(config)),
       secrets: lazy<Secrets>(() => createSecrets(config)),
       tenancy: lazy<TenancyView>(() => new TenancyView(this.events)),
-      credits: lazy<CreditLedger>(() => new CreditLedger(this.events, () => clock.now())),
-      usage: lazy<UsageRecorder>(() => new UsageRecorder(this.events, this.log)),
+      credits: lazy<CreditLedger>(
+        () => new CreditLedger(this.events, () => clock.now(), undefined, { incarnation: this.incarnation, leaseMs: config.CREDIT_RESERVATION_LEASE_MS }),
+      ),
+      usageSink: lazy<UsageSink>(() => (this.usageThread ? new UsageWriterThread(config, this.log) : inlineUsageSink(this.events))),
+      usage: lazy<UsageRecorder>(() => new UsageRecorder(this.usageSink, this.log)),
       projections: lazy<ProjectionRunner>(
         () =>
-          new ProjectionRunner(this.events, projectionsOf(this.capabilities), { store: this.readModels, vectorIndex: this.vectorIndex }, (name, error) =>
-            this.log.error({ err: error, projection: name }, 'projection failed; it will retry'),
+          new ProjectionRunner(
+            this.events,
+            projectionsOf(this.capabilities).filter((p) => !(this.usageThread && isUsageOnlyProjection(p))),
+            { store: this.readModels, vectorIndex: this.vectorIndex },
+            (name, error) => this.log.error({ err: error, projection: name }, 'projection failed; it will retry'),
+            this.usageThread ? () => this.usage.catchUp() : undefined,
           ),
       ),
     };
@@ -148,6 +176,7 @@ class SelloPlatform implements Platform {
   get credits(): CreditLedger { return this.ports.credits.get(); }
   get usage(): UsageRecorder { return this.ports.usage.get(); }
   get projections(): ProjectionRunner { return this.ports.projections.get(); }
+  private get usageSink(): UsageSink { return this.ports.usageSink.get(); }
 
   use<S>(capability: CapabilityManifest<S>): S {
     if (!this.useCases.has(capability)) this.useCases.set(capability, capability.useCases ? capability.useCases(this) : undefined);
@@ -175,11 +204,19 @@ class SelloPlatform implements Platform {
     this.stops.push(() => this.tenancy.stop());
     const follower = await this.credits.follow();
     this.stops.push(() => follower.stop());
-    const sweep = () => this.credits.releaseStale(STALE_RESERVATION_MS).catch((err: unknown) => this.log.error({ err }, 'could not release stale credit reservations'));
-    await sweep();
-    const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+    const sweep = (otherHolders: boolean) =>
+      this.credits
+        .releaseAbandoned({ otherHolders, legacyMaxAgeMs: STALE_RESERVATION_MS })
+        .then((released) => {
+          if (released > 0) this.log.info({ released, incarnation: this.incarnation }, 'released credit reservations of a process that is gone');
+        })
+        .catch((err: unknown) => this.log.error({ err }, 'could not release abandoned credit reservations'));
+    await sweep(creditHolders(this.config) === 'single');
+    const sweeper = setInterval(() => void sweep(false), SWEEP_INTERVAL_MS);
     sweeper.unref();
     this.stops.push(async () => clearInterval(sweeper));
+    const sink = this.usageSink;
+    if (sink instanceof UsageWriterThread) await sink.started();
     await this.projections.start();
     this.stops.push(() => this.projections.stop());
     // Workflows: every capability's process managers are registered before the engine runs, so timers
@@ -201,7 +238,8 @@ class SelloPlatform implements Platform {
     // Background work stops in the reverse order it started (capabilities, engine, projections, ...).
     for (const stop of this.stops.splice(0).reverse()) await stop();
     const p = this.ports;
-    if (p.usage.opened()) await p.usage.get().flush();
+    if (p.usage.opened()) await p.usage.get().close();
+    else if (p.usageSink.opened()) await p.usageSink.get().close();
     if (p.jobs.opened()) await p.jobs.get().close();
     if (p.mailer.opened()) await p.mailer.get().close();
     if (p.registry.opened()) await p.registry.get().close();

@@ -13,6 +13,9 @@ import {
   type CreditState,
 } from './credits.ts';
 
+/** The state of a tenant without credit events (read-only: never handed to `evolve`). */
+const EMPTY_STATE: CreditState = initialCreditState();
+
 interface Cached {
   state: CreditState;
   revision: number | null;
@@ -31,10 +34,15 @@ export class CreditLedger {
   private readonly cache = new Map<string, Cached>();
   private following = false;
 
+  /**
+   * @param holder the incarnation of this process (a random id per boot) and the lease (milliseconds) its
+   *   reservations carry; without it reservations record no holder (the CLI never reserves).
+   */
   constructor(
     private readonly store: EventStore,
     private readonly now: () => number = Date.now,
     private readonly maxRetries = 50,
+    private readonly holder?: { incarnation: string; leaseMs: number },
   ) {}
 
   private entry(tenantId: string): Cached {
@@ -95,6 +103,14 @@ export class CreditLedger {
     return this.state(tenantId);
   }
 
+  /**
+   * The folded state without IO or promise (the edge's billing headers on every response): exact when
+   * following the log (API processes), else what this ledger last saw (possibly behind). Never for decisions.
+   */
+  snapshotNow(tenantId: string): CreditState {
+    return this.cache.get(tenantId)?.state ?? EMPTY_STATE;
+  }
+
   private serialized<R>(tenantId: string, fn: (c: Cached) => Promise<R>): Promise<R> {
     const c = this.entry(tenantId);
     const run = c.lock.then(() => fn(c));
@@ -140,14 +156,19 @@ export class CreditLedger {
   async reserve(tenantId: string, amount: number, allowance: number | null, endpoint: string): Promise<string> {
     const reservationId = randomUUID();
     await this.decideAndAppend(tenantId, (state) =>
-      decideReserve(state, { tenantId, reservationId, amount, endpoint, allowance, nowMs: this.now() }),
+      decideReserve(state, { tenantId, reservationId, amount, endpoint, allowance, nowMs: this.now(), holder: this.holder }),
     );
     return reservationId;
   }
 
-  /** Commits (success) or releases a reservation; a second settle of the same id does nothing. */
-  async settle(tenantId: string, reservationId: string, success: boolean, reason?: string): Promise<void> {
-    await this.decideAndAppend(tenantId, (state) => decideSettle(state, { tenantId, reservationId, success, reason, nowMs: this.now() }));
+  /**
+   * Commits (success) or releases a reservation; a second settle of the same id does nothing.
+   * @returns what happened: `committed`, `released`, or `not_open` (already settled, or released as
+   *   abandoned after its lease: the call is then not charged).
+   */
+  async settle(tenantId: string, reservationId: string, success: boolean, reason?: string): Promise<'committed' | 'released' | 'not_open'> {
+    const event = await this.decideAndAppend(tenantId, (state) => decideSettle(state, { tenantId, reservationId, success, reason, nowMs: this.now() }));
+    return event === null ? 'not_open' : event.type === 'CreditsCommitted' ? 'committed' : 'released';
   }
 
   /** Adds purchased credits (operator grant). */
@@ -166,6 +187,42 @@ export class CreditLedger {
   /** Credits available now; null = unlimited. */
   async available(tenantId: string, allowance: number | null): Promise<number | null> {
     return availableCredits(await this.state(tenantId), allowance, this.now());
+  }
+
+  /**
+   * Releases the reservations whose holder is gone (of the tenants this ledger knows; all of them when
+   * following the log):
+   * - `otherHolders: true` (at start-up of the only API process of the store): every reservation held
+   *   by another incarnation, or recorded without a holder: that process died between reserve and
+   *   settle (reason `holder_gone`);
+   * - any reservation past its lease (reason `lease_expired`), whoever holds it;
+   * - a reservation recorded without a lease (before holders were tracked) older than
+   *   `legacyMaxAgeMs` (reason `stale_reservation`).
+   * Candidates are found on the followed snapshot (no IO); each release is a normal settle, so one
+   * that was settled meanwhile is left alone.
+   * @returns how many were released
+   */
+  async releaseAbandoned(options: { otherHolders: boolean; legacyMaxAgeMs: number }): Promise<number> {
+    const now = this.now();
+    const own = this.holder?.incarnation ?? null;
+    let n = 0;
+    for (const tenantId of [...this.cache.keys()]) {
+      const state = this.following ? this.cache.get(tenantId)!.state : await this.state(tenantId);
+      for (const [id, r] of [...state.open]) {
+        const reason =
+          options.otherHolders && r.holder !== own
+            ? 'holder_gone'
+            : r.leaseExpiresAt !== null
+              ? r.leaseExpiresAt < now
+                ? 'lease_expired'
+                : null
+              : Date.parse(r.reservedAt) < now - options.legacyMaxAgeMs
+                ? 'stale_reservation'
+                : null;
+        if (reason && (await this.settle(tenantId, id, false, reason)) === 'released') n++;
+      }
+    }
+    return n;
   }
 
   /**

@@ -22,6 +22,16 @@ export type CreditsReserved = {
     period: string;
     endpoint: string;
     reserved_at: string;
+    /**
+     * The incarnation (one boot of one API process, a random id) that holds the reservation; absent on
+     * reservations recorded before holders were tracked (issue 18).
+     */
+    holder?: string;
+    /**
+     * ISO 8601 time after which any process may release the reservation as abandoned: the holder's
+     * longest legitimate hold (`CREDIT_RESERVATION_LEASE_MS`). Absent on older reservations.
+     */
+    lease_expires_at?: string;
   };
 };
 export type CreditsCommitted = { type: 'CreditsCommitted'; data: { tenant_id: string; reservation_id: string; amount: number; endpoint: string; committed_at: string } };
@@ -38,6 +48,10 @@ export interface Reservation {
   period: string;
   endpoint: string;
   reservedAt: string;
+  /** Incarnation holding it (null on older reservations). */
+  holder: string | null;
+  /** Epoch milliseconds after which it is abandoned (null on older reservations). */
+  leaseExpiresAt: number | null;
 }
 
 export interface CreditState {
@@ -86,6 +100,8 @@ export function evolveCredits(state: CreditState, event: CreditEvent): CreditSta
         period: d.period,
         endpoint: d.endpoint,
         reservedAt: d.reserved_at,
+        holder: d.holder ?? null,
+        leaseExpiresAt: d.lease_expires_at ? Date.parse(d.lease_expires_at) : null,
       });
       return state;
     }
@@ -141,7 +157,16 @@ export class InsufficientCreditsError extends Error {
  */
 export function decideReserve(
   state: CreditState,
-  command: { tenantId: string; reservationId: string; amount: number; endpoint: string; allowance: number | null; nowMs: number },
+  command: {
+    tenantId: string;
+    reservationId: string;
+    amount: number;
+    endpoint: string;
+    allowance: number | null;
+    nowMs: number;
+    /** The holder's incarnation and lease length (milliseconds); recorded on the event when given. */
+    holder?: { incarnation: string; leaseMs: number };
+  },
 ): CreditsReserved {
   const { amount, allowance, nowMs } = command;
   if (!Number.isInteger(amount) || amount <= 0) throw new Error('reservation amount must be a positive integer');
@@ -164,6 +189,9 @@ export function decideReserve(
       period: billingPeriod(nowMs),
       endpoint: command.endpoint,
       reserved_at: new Date(nowMs).toISOString(),
+      ...(command.holder
+        ? { holder: command.holder.incarnation, lease_expires_at: new Date(nowMs + command.holder.leaseMs).toISOString() }
+        : {}),
     },
   };
 }

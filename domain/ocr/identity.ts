@@ -8,7 +8,7 @@ import { parseMrz, readIneMrz, type MrzParseResult } from '../mrz/index.ts';
 import { findTd1Lines, findTd3Lines, mrzFold, parseIneFront, splitIneAddress, type IneFrontRead } from './ine.ts';
 import { OcrError } from './errors.ts';
 import { containsLabel, editDistance, type OcrLine } from './text.ts';
-import { restoreDiacritics } from './lexicon.ts';
+import { enyeFromCurp } from './curp-spelling.ts';
 
 /** `validation` of an identity result (spec "OCR identity result"). */
 export interface IdentityValidation {
@@ -216,7 +216,9 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
     const sameName =
       rows.length > 0 && (editDistance(frontName, mrzName) <= Math.max(2, Math.floor(mrzName.length / 5)) || (truncated && frontName.startsWith(mrzName)));
     cross.mrzVsFront.name = rows.length ? sameName : null;
-    const keep = (printed: string, fromMrz: string) => (sameName && printed ? printed : restoreDiacritics(fromMrz));
+    // The MRZ writes names without accents or Ñ (Doc 9303 part 3 transliteration): taken as it is, never
+    // with accents added (issue 18: an identity service writes only what was read).
+    const keep = (printed: string, fromMrz: string) => (sameName && printed ? printed : fromMrz);
     firstSurname = keep(firstSurname, ine.firstSurname);
     secondSurname = keep(secondSurname, ine.secondSurname);
     name = keep(name, ine.names);
@@ -237,6 +239,8 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
     if (comps.birth_date) dateOfBirth = comps.birth_date;
     if (!gender && comps.sex) gender = comps.sex;
   }
+  // An `N` the CURP (check digit passed) shows to be an `Ñ` (RENAPO writes Ñ as X): the recogniser saw the letter.
+  if (curpV?.valid) [firstSurname, secondSurname, name] = enyeFromCurp(front.curp, firstSurname, secondSurname, name);
   if (comps) {
     const initials = comps.name_initials;
     if (firstSurname && name) {

@@ -1,12 +1,15 @@
 /**
- * Diacritic restoration for Spanish proper names on Mexican documents, and the state abbreviations
+ * Written forms of Spanish proper names on Mexican documents (accents, Ñ), and the state abbreviations
  * printed on the INE address line.
  *
- * The PP-OCRv4 recogniser has no accented vowels or Ñ, and Tesseract drops some accents on degraded
- * photos. Spanish orthography (RAE, "Ortografía de la lengua española" 2010, §3.4 on proper names) fixes
- * the accent of these words, and the credential prints them with it, so a folded word found here is
- * restored to its written form. Words not listed are left as read. The list covers frequent Mexican
- * given names, surnames (INEGI/RENAPO frequency lists) and place names of INE addresses.
+ * The PP-OCRv4 recogniser has no accented vowels or Ñ; Tesseract `spa` reads them but sometimes puts an
+ * accent on the wrong vowel of a degraded word. Spanish orthography (RAE, "Ortografía de la lengua
+ * española" 2010, §3.4 on proper names) fixes where the accent of these words goes. The list is used to
+ * choose among what a recogniser read (the place of an accent it saw), never to add a letter it did not
+ * read: a document may print `MARIA` without the accent (the ICAO specimen passport, many INE cards), and
+ * an identity service writes what is printed (issue 18). It is also the word list of the segmentation of
+ * glued words (`segment.ts`). The list covers frequent Mexican given names, surnames (INEGI/RENAPO
+ * frequency lists) and place names of INE addresses.
  */
 const WORDS = `
 ÁLVAREZ ÁLVARO ÁNGEL ÁNGELES ÁVALOS ÁVILA ÁGUILAS ÁLAMOS ÁNGELA ADÁN AGUSTÍN ALARCÓN ALCÁNTARA ANAHÍ ANÁHUAC ANDRÉS ANTÓN
@@ -53,22 +56,21 @@ export function isLexiconWord(word: string): boolean {
   return KNOWN.has(word.toUpperCase().normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
 }
 
+const fold = (w: string) => w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+const marks = (w: string) => (w.normalize('NFD').match(/[\u0300-\u036f]/g) ?? []).length;
+
 /**
- * Restores accents and Ñ of listed words in an upper-case name or address line; other words are kept
- * as read. A word already carrying an accent is kept (the reader saw it).
+ * The written spelling of an upper-case name or address line, from what the recogniser read: a listed word
+ * read with as many accent marks as its written form, on other vowels (`MARÍÁ`, `GÁRCIA`), gets them where
+ * the written form has them; every other word is kept exactly as read. Never adds an accent or an `Ñ` the
+ * recogniser did not read (`MARIA` stays `MARIA`: a document may print it so), never removes one.
  */
 export function restoreDiacritics(text: string): string {
   return text.replace(/[A-ZÁÉÍÓÚÜÑ]+/g, (w) => {
-    if (/[ÁÉÍÓÚÜÑ]/.test(w)) {
-      // Keep what was read unless it differs from the written form only by the place of the accent.
-      const folded = w.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-      const written = RESTORE.get(folded);
-      if (!written) return w;
-      // Or when only the Ñ is missing (`ZÚNIGA`: no Ñ in the PP-OCRv4 dictionary, Tesseract kept the accent).
-      if (written.includes('Ñ') && !w.includes('Ñ') && written.replace(/Ñ/g, 'N') === w) return written;
-      return written.replace(/Ñ/g, 'N') !== w.replace(/Ñ/g, 'N') && written.includes('Ñ') === w.includes('Ñ') ? written : w;
-    }
-    return RESTORE.get(w) ?? w;
+    if (!/[ÁÉÍÓÚÜ]/.test(w)) return w;
+    const written = RESTORE.get(fold(w));
+    if (!written || written === w || marks(written) !== marks(w)) return w;
+    return written.includes('Ñ') === w.includes('Ñ') ? written : w;
   });
 }
 

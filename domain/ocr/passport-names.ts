@@ -11,6 +11,7 @@
  */
 import { compareCurpWithPerson } from '../curp/compare.ts';
 import { findLabel, valueCandidates, type LabelHit } from './layout.ts';
+import { enyeFromCurp } from './curp-spelling.ts';
 import { isLexiconWord, restoreDiacritics } from './lexicon.ts';
 import { compact, editDistance, type OcrLine } from './text.ts';
 
@@ -28,12 +29,16 @@ export function cleanName(s: string): string {
 /** Letters only, accents and Ñ folded (compares a printed name with an MRZ name). */
 const letters = (s: string) => compact(s).replace(/[0-9]/g, '');
 
-/** Two readings of one name agree within OCR noise: letter strings at most max(2, 25 %) edits apart. */
+/**
+ * Two readings of one name agree within OCR noise: letter strings at most max(2, 25 %) edits apart, and at
+ * most 1 edit when the shorter has 4 letters or fewer (2 of 3 letters is another word: `TWN` is not `LIN`).
+ */
 export function namesAgree(a: string, b: string): boolean {
   const x = letters(a);
   const y = letters(b);
   if (!x || !y) return false;
-  return editDistance(x, y) <= Math.max(2, Math.floor(Math.max(x.length, y.length) / 4));
+  const tol = Math.min(x.length, y.length) <= 4 ? 1 : Math.max(2, Math.floor(Math.max(x.length, y.length) / 4));
+  return editDistance(x, y) <= tol;
 }
 
 /**
@@ -44,7 +49,7 @@ export function namesAgree(a: string, b: string): boolean {
  */
 export function respaceLike(text: string, reference: string): string {
   const words = reference.split(' ').filter(Boolean);
-  if (text.split(' ').filter(Boolean).length >= words.length) return text;
+  if (text.split(/[\s-]+/).filter(Boolean).length >= words.length) return text; // a hyphen separates words too (`CHIEN-SHENG`)
   const p = [...text.replace(/\s+/g, '')];
   const pf = p.map((ch) => letters(ch) || ch);
   const r = words.join('');
@@ -149,22 +154,29 @@ function labelValue(lines: readonly OcrLine[], hit: LabelHit | null, labelWords:
   return v ? cleanName(v) : '';
 }
 
-/** Capitalised lines that agree with `mrzName` (see {@link namesAgree}), closest first. */
+/**
+ * Capitalised lines, and the parts of a `SURNAME, GIVEN NAMES` line (pages that print one name line, e.g.
+ * `LIN, CHIEN-SHENG`), that agree with `mrzName` (see {@link namesAgree}), closest first.
+ */
 function linesNear(lines: readonly OcrLine[], mrzName: string): string[] {
   if (letters(mrzName).length < 3) return [];
   return lines
-    .filter((l) => !/[<«]/.test(l.text) && isValueText(l.text) && namesAgree(l.text, mrzName))
-    .map((l) => cleanName(l.text))
+    .filter((l) => !/[<«]/.test(l.text) && isValueText(l.text))
+    .flatMap((l) => (l.text.includes(',') ? [l.text, ...l.text.split(',')] : [l.text]))
+    .filter((t) => namesAgree(t, mrzName))
+    .map((t) => cleanName(t))
     .sort((a, b) => editDistance(letters(a), letters(mrzName)) - editDistance(letters(b), letters(mrzName)));
 }
 
 /**
  * The CURP's name letters (positions 1-4 and 14-16) agree with the surnames and given names, as read or with
- * the lexicon's accents and Ñ restored (the recogniser reads `Ñ` as `N`, while RENAPO writes `X` for it).
+ * an `N` read where the CURP holds the `X` of an `Ñ` taken for `Ñ` (`curp-spelling.ts`: the recogniser reads
+ * `Ñ` as `N`, while RENAPO writes `X` for it).
  */
 export function curpAgrees(curp: string, surnames: string, givenNames: string): boolean {
-  for (const [s, g] of [[surnames, givenNames], [restoreDiacritics(surnames), restoreDiacritics(givenNames)]] as const) {
-    const [first, second] = splitSurnames(s);
+  const [f, sec] = splitSurnames(surnames);
+  const [f2, sec2, g2] = enyeFromCurp(curp, f, sec, givenNames);
+  for (const [first, second, g] of [[f, sec, givenNames], [f2, sec2, g2]] as const) {
     const cmp = compareCurpWithPerson(curp, { primerApellido: first, segundoApellido: second || null, nombres: g });
     if (!cmp.unchecked.includes('name_initials') && !cmp.mismatches.includes('name_initials') && !cmp.mismatches.includes('internal_consonants')) return true;
   }
@@ -197,14 +209,18 @@ export interface PassportNames {
 }
 
 /**
- * Chooses the holder's surnames and given names (spelling of the visual zone, upper case, accents restored
- * by the lexicon) from the page lines, the MRZ name field as read (`mrzSurnames`/`mrzGiven`, words separated by
+ * Chooses the holder's surnames and given names (spelling of the visual zone as read, upper case; accents
+ * only where the recogniser read them) from the page lines, the MRZ name field as read (`mrzSurnames`/`mrzGiven`, words separated by
  * spaces) and a CURP whose check digit passed (or ''). Candidates per name: the label's value, the lines
  * agreeing with the MRZ's name, the MRZ's name itself; the first pair the CURP agrees with (initials and internal
  * consonants) wins; without a usable CURP, a label value is kept when it agrees with the MRZ (or the MRZ name
- * is too short to compare), else the closest line, else the MRZ's name. Never throws.
+ * is too short to compare), else the closest line, else the MRZ's name. `codes`: the MRZ's issuing state and
+ * nationality (`TWN`), never taken for a name. Never throws.
  */
-export function passportNames(lines: readonly OcrLine[], mrzSurnames: string, mrzGiven: string, curp: string): PassportNames {
+export function passportNames(lines: readonly OcrLine[], mrzSurnames: string, mrzGiven: string, curp: string, codes: readonly string[] = []): PassportNames {
+  // The issuing state and nationality codes (`TWN`) are printed in the visual zone next to the name: never a name.
+  // (Unless the MRZ's own name field reads exactly that.)
+  const isCode = (t: string) => codes.includes(letters(t)) && letters(t) !== letters(mrzSurnames) && letters(t) !== letters(mrzGiven);
   const surnHit = findLabel(lines, SURNAME_LABELS);
   const givenHit = findLabel(lines, GIVEN_LABELS);
   const vizS = labelValue(lines, surnHit, /SURNAME|SUMAME|APELLIDO/);
@@ -215,7 +231,7 @@ export function passportNames(lines: readonly OcrLine[], mrzSurnames: string, mr
   const candidates = (viz: string, mrz: string): Candidate[] => {
     const out: Candidate[] = [];
     const push = (text: string, isViz: boolean, extra = false) => {
-      if (text && !out.some((c) => c.text === text)) out.push({ text, viz: isViz, extra });
+      if (text && !isCode(text) && !out.some((c) => c.text === text)) out.push({ text, viz: isViz, extra });
     };
     if (viz && (letters(mrz).length < 3 || namesAgree(viz, mrz))) push(viz, true);
     for (const l of linesNear(lines, mrz)) push(l, true);
@@ -242,13 +258,14 @@ export function passportNames(lines: readonly OcrLine[], mrzSurnames: string, mr
   const none: Candidate = { text: '', viz: false, extra: false };
   chosen ??= [cs.find((c) => !c.extra) ?? none, cg.find((c) => !c.extra) ?? none];
   const [s, g] = chosen;
+  // As read (an accent placed by the lexicon only where the recogniser read one; never added: issue 18).
   const surnames = restoreDiacritics(respaceLike(s.text, mrzSurnames));
   const givenNames = restoreDiacritics(respaceLike(g.text, mrzGiven));
   // MRZ vs visual zone (authenticity): the label values (else the chosen visual-zone lines) against the MRZ as
   // read. A disagreement counts only when the MRZ's name is a clean reading (the CURP agrees with it, or no
   // CURP to tell): a misread MRZ name is not a contradiction.
-  const vs = vizS || (s.viz ? s.text : '');
-  const vg = vizG || (g.viz ? g.text : '');
+  const vs = (isCode(vizS) ? '' : vizS) || (s.viz ? s.text : '');
+  const vg = (isCode(vizG) ? '' : vizG) || (g.viz ? g.text : '');
   let mrzAgrees: boolean | null = vs && vg && letters(mrzSurnames).length >= 3 && letters(mrzGiven).length >= 2 ? namesAgree(vs, mrzSurnames) && namesAgree(vg, mrzGiven) : null;
   if (mrzAgrees === false && curp.length === 18 && !curpAgrees(curp, mrzSurnames, mrzGiven)) mrzAgrees = null;
   return {

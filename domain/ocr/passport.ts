@@ -9,6 +9,7 @@ import { findLabel, valueCandidates } from './layout.ts';
 import { findTd1Lines, mrzFold } from './ine.ts';
 import { td3Candidates } from './mrz-zone.ts';
 import { isExpired, looksLikeBill, looksLikeIneFront, type IdentityResult, type IdentityValidation, type PassportFields } from './identity.ts';
+import { enyeFromCurp } from './curp-spelling.ts';
 import { OcrError } from './errors.ts';
 import { passportNameLines, passportNames, splitSurnames } from './passport-names.ts';
 import { CURP_PATTERN, compact, editDistance, repairByPattern, type OcrLine } from './text.ts';
@@ -68,7 +69,9 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
   const f0 = m.fields;
   const curp = findCurp(lines);
   const curpOk = curp ? validateCurp(curp, { today }).valid : false;
-  const names = passportNames(lines, (f0.lastName ?? '').trim(), (f0.firstName ?? '').trim(), curpOk ? curp : '');
+  // The issuing state and nationality fields of the MRZ are codes, never names (a Taiwanese page printed `TWN` by its name).
+  const codes = [m.lines[0]!.slice(2, 5), f0.issuingState ?? '', f0.nationality ?? ''].map((c) => c.replace(/[^A-Z]/g, '')).filter((c) => c.length === 3);
+  const names = passportNames(lines, (f0.lastName ?? '').trim(), (f0.firstName ?? '').trim(), curpOk ? curp : '', codes);
   // The MRZ name field carries no check digit and the recogniser drops characters in it; when the visual
   // zone's names agree with it within OCR noise, or the CURP confirms them, the field is the visual zone's
   // names transliterated (Doc 9303 part 3, 6: what the issuer prints there).
@@ -81,9 +84,9 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
   const row1 = m.lines[0]!.slice(0, 2) + state + nameField;
   if (row1 !== m.lines[0] && m.lines.length === 2) m = parseMrz([row1, m.lines[1]!], { referenceYear: Number(today.slice(0, 4)) });
   const f = m.fields;
-  const surnames = names.surnames;
-  const name = names.givenNames;
-  const [firstSurname, secondSurname] = splitSurnames(surnames);
+  // An `N` the CURP shows to be an `Ñ` (RENAPO writes Ñ as X; `curp-spelling.ts`); nothing else is added to what was read.
+  const [firstSurname, secondSurname, name] = curpOk ? enyeFromCurp(curp, ...splitSurnames(names.surnames), names.givenNames) : [...splitSurnames(names.surnames), names.givenNames];
+  const surnames = `${firstSurname} ${secondSurname}`.trim();
   const sex = f.sex === 'M' ? 'H' : f.sex === 'F' ? 'M' : '';
 
   const s = m.checkSummary;

@@ -22,12 +22,15 @@ async function requireTenant(store: EventStore, tenantId: string): Promise<void>
   if (currentRevision === null) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
 }
 
-/** Creates a tenant on a plan. @returns its id (`ten_<uuid without dashes>`). */
-export async function createTenant(o: { store: EventStore; name: string; plan: string; now?: () => number }): Promise<{ tenantId: string }> {
+/**
+ * Creates a tenant on a plan. @returns its id (`ten_<uuid without dashes>`, or `o.tenantId` when given:
+ * a caller that must not create twice passes a derived id and treats `WrongExpectedRevisionError` as done).
+ */
+export async function createTenant(o: { store: EventStore; name: string; plan: string; now?: () => number; tenantId?: string }): Promise<{ tenantId: string }> {
   if (!(PLAN_NAMES as readonly string[]).includes(o.plan)) throw new TenancyError('invalid_plan', `plan must be one of ${PLAN_NAMES.join(', ')}`);
   const name = o.name.trim();
   if (!name || name.length > 200) throw new TenancyError('invalid_plan', 'name must be 1-200 characters');
-  const tenantId = `ten_${randomUUID().replace(/-/g, '')}`;
+  const tenantId = o.tenantId ?? `ten_${randomUUID().replace(/-/g, '')}`;
   const event: TenantCreated = { type: 'TenantCreated', data: { tenant_id: tenantId, name, plan: o.plan as PlanName, created_at: nowIso(o.now ?? Date.now) } };
   await o.store.append(tenantStream(tenantId), [{ ...event, metadata: { tenant_id: tenantId } }], { expectedRevision: 'no_stream' });
   return { tenantId };
@@ -75,14 +78,17 @@ export async function createApiKey(o: {
   test?: boolean;
   name?: string | null;
   now?: () => number;
+  /** A key made by the caller (`formatApiKey`) and its id, to issue it idempotently; default: new ones. */
+  key?: string;
+  keyId?: string;
 }): Promise<{ key: string; keyId: string }> {
   const permissions = [...new Set(o.permissions)];
   if (permissions.length === 0 || !permissions.every((p) => (PERMISSIONS as readonly string[]).includes(p))) {
     throw new TenancyError('invalid_permissions', `permissions must be a non-empty subset of ${PERMISSIONS.join(', ')}`);
   }
   await requireTenant(o.store, o.tenantId);
-  const key = formatApiKey(randomBytes(32), o.test ?? false);
-  const keyId = `key_${randomUUID().replace(/-/g, '')}`;
+  const key = o.key ?? formatApiKey(randomBytes(32), o.test ?? false);
+  const keyId = o.keyId ?? `key_${randomUUID().replace(/-/g, '')}`;
   const event: ApiKeyCreated = {
     type: 'ApiKeyCreated',
     data: {

@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_CATALOG = [
   { name: 'document.signed', category: 'signing', description: 'Document signed by a signer.' },
   { name: 'document.completed', category: 'signing', description: 'All signers have signed.' },
   { name: 'document.expired', category: 'signing', description: 'Signing period expired.' },
+  { name: 'document.declined', category: 'signing', description: 'A signer declined to sign (data: document_id, title, signer {email, name}, reason, declined_at).' },
   { name: 'face.verified', category: 'face', description: 'Face verification completed.' },
   { name: 'face.liveness.detected', category: 'face', description: 'Liveness detection completed.' },
   { name: 'ocr.completed', category: 'ocr', description: 'OCR processing completed.' },

@@ -11,6 +11,13 @@ export interface BlobStore {
   /** Keys under a prefix, sorted. */
   list(prefix: string): Promise<string[]>;
   /**
+   * Writes the chunks of `source` as one blob without holding it in memory (exports of millions of
+   * rows); the blob appears only once complete (a failed source leaves nothing). Returns its size in bytes.
+   */
+  putStream(key: string, source: AsyncIterable<Uint8Array | string>, options?: { contentType?: string }): Promise<{ bytes: number }>;
+  /** A readable stream of the blob and its size, or null when absent. */
+  getStream(key: string): Promise<{ stream: NodeJS.ReadableStream & AsyncIterable<Buffer>; bytes: number } | null>;
+  /**
    * A time-limited URL anyone holding it can GET the blob from, without credentials (exports,
    * downloads). Only stores reachable over HTTP offer it (S3); the local directory does not.
    * @param expiresSeconds lifetime of the URL (1 s to 7 days).

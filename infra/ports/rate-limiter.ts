@@ -35,6 +35,19 @@ export interface RateLimiter {
   /** Slots of `key` currently held (for tests and operators). */
   current(key: string): Promise<number>;
   close(): Promise<void>;
+  /**
+   * The same operations answered synchronously, offered by adapters that need no IO (memory): the edge
+   * uses them on its hot path so a request takes no promise or tick for its limits (issue 18).
+   * Absent on adapters with IO (Redis).
+   */
+  readonly immediate?: ImmediateRateLimiter;
+}
+
+/** {@link RateLimiter}'s operations without IO (same semantics, same state). */
+export interface ImmediateRateLimiter {
+  hit(key: string, limit: number, nowMs: number): RateHit;
+  acquire(key: string, limit: number | null, holder: string): boolean;
+  release(key: string, holder: string): void;
 }
 
 /** The shared limiter store is unreachable: the edge answers 503 with `Retry-After` (fail closed). */

@@ -26,6 +26,13 @@ export interface Collection<T extends Doc = Doc> {
   get(id: string): Promise<T | null>;
   /** Inserts or replaces the document with this id. */
   put(id: string, doc: T): Promise<void>;
+  /**
+   * The documents of `ids` that exist, keyed by id (one round trip; projections fold a batch of events
+   * into counters with it). Duplicate ids are looked up once.
+   */
+  getMany(ids: readonly string[]): Promise<Map<string, T>>;
+  /** Inserts or replaces every `[id, doc]` (one statement per chunk); a later entry with the same id wins. */
+  putMany(entries: ReadonlyArray<readonly [string, T]>): Promise<void>;
   delete(id: string): Promise<boolean>;
   find(filter?: Filter, options?: FindOptions): Promise<T[]>;
   count(filter?: Filter): Promise<number>;

@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import { parseSecretKey } from '../../domain/webhooks/secret-box.ts';
 import { loadOrCreateKeyFile } from './key-file.ts';
+import { loadSigningIdentity, type SigningIdentity } from './signing-identity.ts';
 import type { Config } from '../shared/adapter.ts';
 
 export interface Secrets {
@@ -20,6 +21,19 @@ export interface Secrets {
    * with the data directory, or set the variable.
    */
   webhookSecretKey(): Buffer;
+  /**
+   * The PAdES signing identity: `SIGNING_P12_PATH` (+ `SIGNING_P12_PASSWORD`), or a self-issued CA and
+   * certificate in `DATA_DIR/signing-identity.p12`, its key encrypted with `DATA_DIR/signing-identity.key`
+   * (see `signing-identity.ts`). Generated on first use (about a second: two RSA keys).
+   */
+  signingIdentity(): SigningIdentity;
+  /** HMAC-SHA-256 key of signing preview URLs: `DATA_DIR/signing-link.key`. */
+  signingLinkKey(): Buffer;
+  /**
+   * AES-256-GCM key sealing the API keys a deployment issues until the admin has seen them once
+   * (`DEPLOYMENT_SECRET_KEY`, 64 hex chars or base64 of 32 bytes, or `DATA_DIR/deployment-secret.key`).
+   */
+  deploymentSecretKey(): Buffer;
 }
 
 /**
@@ -46,6 +60,13 @@ export function createSecrets(config: Config): Secrets {
     registryFingerprintKey: once(() => loadFingerprintKey(config)),
     webhookSecretKey: once(() =>
       config.WEBHOOK_SECRET_KEY ? parseSecretKey(config.WEBHOOK_SECRET_KEY) : loadOrCreateKeyFile(join(dir, 'webhook-secret.key'), { parse: (text) => parseSecretKey(text) }),
+    ),
+    signingIdentity: once(() => loadSigningIdentity(config)),
+    signingLinkKey: once(() => loadOrCreateKeyFile(join(dir, 'signing-link.key'))),
+    deploymentSecretKey: once(() =>
+      config.DEPLOYMENT_SECRET_KEY
+        ? parseSecretKey(config.DEPLOYMENT_SECRET_KEY)
+        : loadOrCreateKeyFile(join(dir, 'deployment-secret.key'), { parse: (text) => parseSecretKey(text) }),
     ),
   };
 }

@@ -18,6 +18,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { alignFace, cropRgb, type Point } from './align.ts';
 import type { RgbImage } from './image.ts';
+import { faceWork } from './work-counters.ts';
 import { faceApiModelDir, fileHandler, humanModelDir, humanModelsDir, loadFaceApi, loadTf, type Tf } from './tf.ts';
 
 /** An axis-aligned box in original-image pixels (after EXIF orientation). */
@@ -176,6 +177,7 @@ export class FaceImage {
    * @param minConfidence detector score cut-off 0-1
    */
   async detect(minConfidence = 0.5, detector: DetectorName = defaultDetector): Promise<DetectedFace[]> {
+    faceWork.detections += 1;
     let faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, detector === 'auto' ? 'tiny' : detector);
     if (faces.length === 0 && detector === 'auto') faces = await this.detectOn(this.detTensor, this.detScale, 0, minConfidence, 'ssd');
     if (faces.length === 0) {

@@ -9,6 +9,7 @@
  * - `limitInputPixels` ({@link MAX_INPUT_PIXELS}) refuses decompression bombs before allocation.
  */
 import sharp, { type OutputInfo } from 'sharp';
+import { faceWork } from './work-counters.ts';
 import { faceError } from '../../domain/face/errors.ts';
 import {
   MAX_IMAGE_BYTES, MAX_INPUT_PIXELS, MIN_IMAGE_SIDE, sniffImageFormat, type ImageFormat,
@@ -43,6 +44,7 @@ export async function decodeImage(bytes: Uint8Array, imageName = 'image'): Promi
     });
   }
   let out: { data: Buffer; info: OutputInfo };
+  faceWork.decodes += 1;
   try {
     out = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', sequentialRead: true })
       .rotate()

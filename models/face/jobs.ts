@@ -6,7 +6,7 @@
  *
  * Job names and shapes (stable; `docs/face.md` documents them for the face-matching group):
  * - `face.detect`     {image, minConfidence?, imageName?}            -> DetectJobOutput
- * - `face.descriptor` {image, imageName?}                            -> DescriptorJobOutput
+ * - `face.descriptor` {image, imageName?, liveness?: {threshold?}}   -> DescriptorJobOutput (+ `liveness` when asked)
  * - `face.verify`     {image1, image2}                               -> VerifyJobOutput
  * - `face.analyze`    {image, attributes?}                           -> AnalyzeJobOutput
  * - `face.landmarks`  {image, model?: '68_point'|'5_point'}          -> LandmarksJobOutput
@@ -47,6 +47,11 @@ export interface DescriptorJobOutput {
   /** Human faceres 1024-d descriptor on the ArcFace-aligned 224x224 crop, L2-normalised (compare with cosine). */
   descriptor1024: number[];
   quality: QualityReport;
+  /**
+   * Present when the input asked for it: the `face.liveness` result for the same face, from the same
+   * decoded image and detection (so a caller needing both decodes and detects the image once).
+   */
+  liveness?: LivenessJobOutput;
 }
 
 /** Output of `face.verify` (the route adds `processing_time`). */
@@ -117,20 +122,32 @@ function l2normalise(v: Float32Array): number[] {
   return Array.from(v, (x) => x / n);
 }
 
-/** Descriptors of the single face of an image (see {@link DescriptorJobOutput}). */
-export async function describeFace(bytes: Uint8Array, imageName = 'image'): Promise<DescriptorJobOutput> {
+/**
+ * Descriptors of the single face of an image (see {@link DescriptorJobOutput}), decoded and detected
+ * once. With `options.liveness` the liveness result of the same face is added (threshold default 0.5).
+ */
+export async function describeFace(bytes: Uint8Array, imageName = 'image', options: { liveness?: { threshold?: number } } = {}): Promise<DescriptorJobOutput> {
   const { fi, face, quality } = await singleFace(bytes, imageName);
   try {
     const d128 = await fi.descriptor128(face);
     const d1024 = await fi.descriptor1024(face);
-    return {
+    const out: DescriptorJobOutput = {
       width: fi.img.width, height: fi.img.height,
       face: { region: face.box, confidence: face.score, landmarks5: face.landmarks5 },
       descriptor128: Array.from(d128),
       descriptor1024: l2normalise(d1024),
       quality,
     };
+    if (options.liveness) out.liveness = await livenessOf(fi, face, options.liveness.threshold ?? 0.5);
+    return out;
   } finally { fi.dispose(); }
+}
+
+/** The `face.liveness` result for `face` of `fi` (models, screen artefacts, decision at `threshold`). */
+async function livenessOf(fi: FaceImage, face: DetectedFace, threshold: number): Promise<LivenessJobOutput> {
+  const models = await fi.livenessModels(face);
+  const screen = screenArtefactScore(fi.img.data, fi.img.width, fi.img.height, face.box);
+  return { ...livenessDecision({ ...models, screen }, threshold), region: face.box };
 }
 
 const round = (v: number, d = 4) => Math.round(v * 10 ** d) / 10 ** d;
@@ -169,9 +186,9 @@ export const handlers = {
     } finally { fi.dispose(); }
   },
 
-  'face.descriptor': async (input: { image: Uint8Array; imageName?: string }): Promise<DescriptorJobOutput> => {
+  'face.descriptor': async (input: { image: Uint8Array; imageName?: string; liveness?: { threshold?: number } }): Promise<DescriptorJobOutput> => {
     const name = input.imageName ?? 'image';
-    return describeFace(bytesOf(input.image, name), name);
+    return describeFace(bytesOf(input.image, name), name, { liveness: input.liveness });
   },
 
   'face.verify': async (input: { image1: Uint8Array; image2: Uint8Array }): Promise<VerifyJobOutput> => {
@@ -222,9 +239,7 @@ export const handlers = {
   'face.liveness': async (input: { image: Uint8Array; threshold?: number }): Promise<LivenessJobOutput> => {
     const { fi, face } = await singleFace(bytesOf(input.image, 'image'), 'image');
     try {
-      const models = await fi.livenessModels(face);
-      const screen = screenArtefactScore(fi.img.data, fi.img.width, fi.img.height, face.box);
-      return { ...livenessDecision({ ...models, screen }, input.threshold ?? 0.5), region: face.box };
+      return await livenessOf(fi, face, input.threshold ?? 0.5);
     } finally { fi.dispose(); }
   },
 } satisfies Record<string, (input: never) => Promise<unknown>>;

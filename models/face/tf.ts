@@ -27,9 +27,55 @@ export function loadTf(): Promise<Tf> {
     await tf.setBackend('wasm');
     await tf.ready();
     tf.enableProdMode();
+    installFastConcat(tf);
     return tf;
   })();
   return ready;
+}
+
+/** Counts of {@link installFastConcat}'s element-wise path, for tests: how often it ran. */
+export const concatStats = { elementwise: 0 };
+
+/**
+ * Replaces the wasm backend's `Concat` kernel for one case it handles slowly, with the same result.
+ * tfjs-backend-wasm concatenates in JavaScript, one `TypedArray.set` per (outer index, input): for a
+ * concatenation along the last axis of inputs one element wide that is one call per pixel and channel.
+ * face-api's `normalize` (used by the tiny detector, the 68-landmark net and the 128-d recognition net)
+ * builds its per-channel mean image exactly so (`concat([fill r, fill g, fill b], 3)`), which took 10%
+ * of a verify job's CPU in a worker's profile (docs/face.md, Benchmark). When the inner blocks are short
+ * (under 16 elements) and there are many of them, this kernel copies element by element instead; every
+ * other case (strings, long blocks, a single non-empty input) goes to the original kernel.
+ */
+export function installFastConcat(tf: Tf): void {
+  const original = tf.getKernel('Concat', 'wasm');
+  if (!original || original.kernelFunc.fastConcat) return;
+  const kernelFunc = (args: { inputs: Array<{ shape: number[]; dtype: string; dataId: unknown }>; backend: Tf; attrs: { axis: number } }) => {
+    const { inputs, backend, attrs } = args;
+    const { util, backend_util: bu } = tf;
+    const axis = util.parseAxisParam(attrs.axis, inputs[0]!.shape)[0] as number;
+    const parts = inputs.filter((t) => util.sizeFromShape(t.shape) > 0);
+    if (inputs[0]!.dtype === 'string' || parts.length < 2) return original.kernelFunc(args);
+    bu.assertParamsConsistent(inputs.map((t) => t.shape), axis);
+    const outer = util.sizeFromShape(parts[0]!.shape.slice(0, axis)) as number;
+    const inner = parts.map((t) => util.sizeFromShape(t.shape.slice(axis)) as number);
+    if (outer < 64 || Math.max(...inner) >= 16) return original.kernelFunc(args);
+    const out = backend.makeOutput(bu.computeOutShape(inputs.map((t) => t.shape), axis), inputs[0]!.dtype);
+    // views taken after makeOutput: allocating may grow the wasm heap and detach earlier views
+    const src = parts.map((t) => backend.typedArrayFromHeap(t));
+    const dst = backend.typedArrayFromHeap(out);
+    let o = 0;
+    for (let b = 0; b < outer; b++) {
+      for (let i = 0; i < src.length; i++) {
+        const n = inner[i]!, from = src[i]!;
+        for (let k = b * n, end = k + n; k < end; k++) dst[o++] = from[k];
+      }
+    }
+    concatStats.elementwise += 1;
+    return out;
+  };
+  kernelFunc.fastConcat = true;
+  tf.unregisterKernel('Concat', 'wasm');
+  tf.registerKernel({ ...original, kernelFunc });
 }
 
 /** A tfjs IOHandler reading a graph model (`model.json` + weight shards) from the local file system. */

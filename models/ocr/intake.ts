@@ -142,7 +142,9 @@ export async function intake(bytes: Uint8Array, options: { checkBlur?: boolean }
     throw new OcrError('unsupported_format', 'The image could not be decoded (corrupted or truncated).');
   }
   const image: RgbImage = { data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength), width: raw.info.width, height: raw.info.height };
-  const sharpness = await measureSharpness(input);
+  // From the decoded working image (not a second decode of the upload: issue 18, OCR time); the same
+  // pipeline (resize to 800 px, grey) as the original for uploads up to WORK_MAX_SIDE, which are not resized.
+  const sharpness = await measureSharpnessRaw(raw.data, raw.info.width, raw.info.height);
   if (options.checkBlur !== false && sharpness < BLUR_THRESHOLD) {
     throw new OcrError('image_too_blurry', 'The image is too blurred to read; take the photo again in focus.', { sharpness: Math.round(sharpness * 10) / 10, threshold: BLUR_THRESHOLD });
   }
@@ -152,6 +154,14 @@ export async function intake(bytes: Uint8Array, options: { checkBlur?: boolean }
 /** Variance of the Laplacian of the image resized to 800 px width (greyscale). */
 export async function measureSharpness(input: Buffer): Promise<number> {
   const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize({ width: 800 }).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const g = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) g[i] = data[i]!;
+  return laplacianVariance(g, info.width, info.height);
+}
+
+/** {@link measureSharpness} of an already decoded RGB image (8-bit, 3 channels, upright). */
+export async function measureSharpnessRaw(rgb: Buffer, width: number, height: number): Promise<number> {
+  const { data, info } = await sharp(rgb, { raw: { width, height, channels: 3 } }).resize({ width: 800 }).greyscale().raw().toBuffer({ resolveWithObject: true });
   const g = new Float32Array(data.length);
   for (let i = 0; i < data.length; i++) g[i] = data[i]!;
   return laplacianVariance(g, info.width, info.height);

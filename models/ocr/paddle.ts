@@ -22,6 +22,8 @@ export interface TextLine {
   quad: Quad;
   /** Axis-aligned bounds of `quad`. */
   box: { x: number; y: number; w: number; h: number };
+  /** The recogniser's CTC posteriors of this crop, kept with `ReadOptions.keepMatrices` (for the MRZ decoder). */
+  ctc?: CtcMatrix;
 }
 
 /** Processor name and version reported in results (`method`). */
@@ -41,6 +43,8 @@ export interface ReadOptions {
   minBoxHeight?: number;
   /** Recognise only the boxes this predicate keeps (detection still sees all); e.g. MRZ-shaped boxes. */
   filter?: (quad: Quad, all: readonly Quad[]) => boolean;
+  /** Keep each line's CTC posteriors in `TextLine.ctc` (default false). */
+  keepMatrices?: boolean;
 }
 
 /** Detector + recogniser pair. Create once per worker with {@link PaddleOcr.load}. */
@@ -80,16 +84,17 @@ export class PaddleOcr {
       const all = kept;
       kept = all.filter((q) => options.filter!(q, all));
     }
-    const texts = await this.recognize(img, kept);
+    const mats = await this.recognizeMatrices(img, kept);
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
-      const t = texts[i]!;
+      const m = mats[i]!;
+      const t = ctcDecode(m.probs, 0, m.steps, m.classes, this.dict);
       if (!t.text.trim()) return;
       const xs = quad.map((p) => p[0]);
       const ys = quad.map((p) => p[1]);
       const x = Math.min(...xs);
       const y = Math.min(...ys);
-      lines.push({ text: t.text.trim(), confidence: t.confidence, quad, box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y } });
+      lines.push({ text: t.text.trim(), confidence: t.confidence, quad, box: { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y }, ...(options.keepMatrices ? { ctc: m } : {}) });
     });
     return sortReadingOrder(lines);
   }

@@ -112,7 +112,7 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   if (options.mrzFirst) {
     // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
     // recognise those first and fall back to every box only when they do not hold MRZ text.
-    raw = await ocr.read(img.image, { detMaxSide, filter: (q, all) => isMrzShaped(q, all) });
+    raw = await ocr.read(img.image, { detMaxSide, filter: (q, all) => isMrzShaped(q, all), keepMatrices: true });
     if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide });
   } else {
     raw = await ocr.read(img.image, { detMaxSide });

@@ -35,6 +35,29 @@ export function readModelContract(name: string, factory: () => Promise<ReadModel
       expect(await c.delete('a')).toBe(false);
     });
 
+    it('gets and puts many documents at once (last entry per id wins)', async () => {
+      const s = await open();
+      const name = uniq('many');
+      const c = await s.collection<Row>(name);
+      expect((await c.getMany([])).size).toBe(0);
+      const entries: Array<[string, Row]> = Array.from({ length: 1203 }, (_, i) => [`k${i}`, { tenant_id: 't', n: i, at: 'x', ok: i % 2 === 0 }]);
+      entries.push(['k7', { tenant_id: 't', n: -7, at: 'y', ok: false }]);
+      await c.putMany(entries);
+      expect(await c.count()).toBe(1203);
+      expect((await c.get('k7'))?.n).toBe(-7);
+      const got = await c.getMany(['k0', 'k1202', 'missing', 'k0', 'k7']);
+      expect([...got.keys()].sort()).toEqual(['k0', 'k1202', 'k7']);
+      expect(got.get('k1202')).toEqual({ tenant_id: 't', n: 1202, at: 'x', ok: true });
+      await expect(
+        s.transaction(async (tx) => {
+          const tc = await tx.collection<Row>(name);
+          await tc.putMany([['k0', { tenant_id: 't', n: 100, at: 'x', ok: true }]]);
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      expect((await c.get('k0'))?.n).toBe(0);
+    });
+
     it('filters, sorts, pages and counts', async () => {
       const s = await open();
       const c = await s.collection<Row>(uniq('q'), { indexes: ['tenant_id'] });

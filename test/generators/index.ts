@@ -83,6 +83,8 @@ export interface GenerateOptions {
   degrade?: boolean;
   /** Forces an INE model. */
   model?: IneModel;
+  /** Print names and address with their accents and Ñ (default true); false prints plain capitals (`person.ts`). */
+  accents?: boolean;
   /** Date `expired` is computed against (default `2026-06-01`, fixed so outputs are reproducible). */
   referenceDate?: string;
 }
@@ -102,7 +104,7 @@ const ALL_CHECKS = { documentNumberCheck: true, dateOfBirthCheck: true, dateOfEx
 export async function generateDocument(o: GenerateOptions): Promise<GeneratedDocument> {
   const seed = String(o.seed);
   const rng = createRng(`${seed}:${o.type}:${o.index}`);
-  const person = randomPerson(rng.fork('person'));
+  const person = randomPerson(rng.fork('person'), { accents: o.accents });
   const ref = o.referenceDate ?? '2026-06-01';
   const svgs: Record<string, string> = {};
   let fields: GeneratedDocument['truth']['fields'];

@@ -99,16 +99,33 @@ function electorLetters(first: string, second: string, names: string): string {
   return two(first) + two(second) + two(names.split(' ')[0] ?? names);
 }
 
+/** Options of {@link randomPerson}. */
+export interface PersonOptions {
+  /**
+   * Names and address written with their accents and Ñ (default true). False writes them in plain
+   * capitals (`MARIA`, `NUNEZ`, `CUAUHTEMOC`), as some credentials, older registrations and foreign
+   * systems print them; the CURP is then derived from the plain spelling (an `N`, not the `X` of an `Ñ`).
+   * Folding draws nothing from `rng`, so the same seed gives the same person either way.
+   */
+  accents?: boolean;
+}
+
+/** `MARÍA NÚÑEZ` -> `MARIA NUNEZ` (accents dropped, `Ñ` -> `N`). */
+export function unaccented(s: string): string {
+  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+}
+
 /**
  * Draws a person. Dates of birth fall between 1950 and 2005 (adults holding an INE or passport).
  * @throws never for the built-in name lists (the CURP engine accepts them).
  */
-export function randomPerson(rng: Rng): Person {
+export function randomPerson(rng: Rng, options: PersonOptions = {}): Person {
+  const spell = options.accents === false ? unaccented : (s: string) => s;
   const gender: 'H' | 'M' = rng.chance(0.5) ? 'H' : 'M';
-  const names = rng.pick(gender === 'H' ? MALE_NAMES : FEMALE_NAMES);
-  const firstSurname = rng.pick(SURNAMES);
-  let secondSurname = rng.pick(SURNAMES);
-  if (secondSurname === firstSurname) secondSurname = 'SOLÍS';
+  const names = spell(rng.pick(gender === 'H' ? MALE_NAMES : FEMALE_NAMES));
+  const firstSurname = spell(rng.pick(SURNAMES));
+  let secondSurname = spell(rng.pick(SURNAMES));
+  if (secondSurname === firstSurname) secondSurname = spell('SOLÍS');
   const year = rng.int(1950, 2005);
   const month = rng.int(1, 12);
   const day = rng.int(1, 28);
@@ -123,10 +140,10 @@ export function randomPerson(rng: Rng): Person {
   const number = String(rng.int(1, 2999));
   const interior = rng.chance(0.3) ? ` INT ${rng.int(1, 40)}` : '';
   const address: Address = {
-    streetAndNumber: `${rng.pick(STREET_KINDS)} ${rng.pick(STREET_NAMES)} ${number}${interior}`,
-    colony: `COL ${colony}`,
+    streetAndNumber: spell(`${rng.pick(STREET_KINDS)} ${rng.pick(STREET_NAMES)} ${number}${interior}`),
+    colony: spell(`COL ${colony}`),
     zipCode: zip,
-    city: city.name,
+    city: spell(city.name),
     state: st.abbr,
     claveEntidad: st.claveEntidad,
   };

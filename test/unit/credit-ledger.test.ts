@@ -20,6 +20,41 @@ describe('credit ledger', () => {
     expect(await live.releaseStale(15 * 60_000)).toBe(0);
   });
 
+  it('releases the reservations of a gone incarnation at once when it is the only API process (issue 18)', async () => {
+    let now = Date.UTC(2026, 10, 10, 12, 0, 0);
+    const store = new MemoryEventStore();
+    const dead = new CreditLedger(store, () => now, undefined, { incarnation: 'inc_dead', leaseMs: 300_000 });
+    const held = await dead.reserve('t3', 15, 20, '/v1/face/detect'); // the process is killed here
+    now += 1_000;
+    const live = new CreditLedger(store, () => now, undefined, { incarnation: 'inc_live', leaseMs: 300_000 });
+    await live.follow();
+    const mine = await live.reserve('t3', 3, 20, '/v1/face/detect');
+    expect(await live.releaseAbandoned({ otherHolders: true, legacyMaxAgeMs: 15 * 60_000 })).toBe(1);
+    const state = await live.state('t3');
+    expect([...state.open.keys()]).toEqual([mine]);
+    expect(await live.available('t3', 20)).toBe(17);
+    // The dead holder's late settle (it cannot happen, but a paused process could) charges nothing.
+    expect(await dead.settle('t3', held, true)).toBe('not_open');
+    expect(await live.settle('t3', mine, true)).toBe('committed');
+    expect((await live.state('t3')).totalUsed).toBe(3);
+  });
+
+  it('with several processes sharing the store, releases another holder only at lease expiry (issue 18)', async () => {
+    let now = Date.UTC(2026, 10, 10, 12, 0, 0);
+    const store = new MemoryEventStore();
+    const a = new CreditLedger(store, () => now, undefined, { incarnation: 'inc_a', leaseMs: 60_000 });
+    const b = new CreditLedger(store, () => now, undefined, { incarnation: 'inc_b', leaseMs: 60_000 });
+    await b.follow();
+    const held = await a.reserve('t4', 5, 20, '/v1/x');
+    now += 59_000;
+    expect(await b.releaseAbandoned({ otherHolders: false, legacyMaxAgeMs: 15 * 60_000 })).toBe(0);
+    expect((await b.state('t4')).open.has(held)).toBe(true);
+    now += 2_000;
+    expect(await b.releaseAbandoned({ otherHolders: false, legacyMaxAgeMs: 15 * 60_000 })).toBe(1);
+    expect(await b.available('t4', 20)).toBe(20);
+    expect(await a.settle('t4', held, true)).toBe('not_open');
+  });
+
   it('starts the month afresh on the 1st (UTC) and keeps purchased credits', async () => {
     let now = Date.UTC(2026, 10, 30, 23, 59, 0);
     const ledger = new CreditLedger(new MemoryEventStore(), () => now);

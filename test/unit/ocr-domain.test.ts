@@ -10,6 +10,8 @@ import { OcrError } from '../../domain/ocr/errors.ts';
 import { buildIneResult, isExpired } from '../../domain/ocr/identity.ts';
 import { findTd1Lines, parseDmy, splitIneAddress } from '../../domain/ocr/ine.ts';
 import { restoreDiacritics, snapStateAbbreviation } from '../../domain/ocr/lexicon.ts';
+import { enyeFromCurp } from '../../domain/ocr/curp-spelling.ts';
+import { generateCurp } from '../../domain/curp/index.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { CLAVE_ELECTOR_PATTERN, CURP_PATTERN, matchLabelPrefix, repairByPattern, type OcrLine } from '../../domain/ocr/text.ts';
 import { respace } from '../../models/ocr/pipeline.ts';
@@ -71,8 +73,11 @@ describe('codes and labels', () => {
     // A long street wraps onto two rows: the colony is still the row with the postal code.
     expect(splitIneAddress(['PRIV DE LOS INSURGENTES', 'NORTE 45', 'COL CENTRO 50000', 'TOLUCA, MEX.'])).toMatchObject({ streetAndNumber: 'PRIV DE LOS INSURGENTES NORTE 45', colony: 'COL CENTRO', city: 'TOLUCA', state: 'MEX' });
   });
-  it('restores written accents of known names and snaps state abbreviations', () => {
-    expect(restoreDiacritics('GARCIA NUNEZ VERONICA')).toBe('GARCÍA NÚÑEZ VERÓNICA');
+  it('never adds an accent or Ñ the recogniser did not read; places a read accent; snaps state abbreviations', () => {
+    expect(restoreDiacritics('GARCIA NUNEZ VERONICA')).toBe('GARCIA NUNEZ VERONICA');
+    expect(restoreDiacritics('ANNA MARIA')).toBe('ANNA MARIA');
+    expect(restoreDiacritics('MARIÁ GÁRCIA NÚNEZ')).toBe('MARÍA GARCÍA NÚNEZ');
+    expect(restoreDiacritics('NÚÑEZ PEÑA')).toBe('NÚÑEZ PEÑA');
     expect(restoreDiacritics('SMITH')).toBe('SMITH');
     expect(snapStateAbbreviation('NI')).toBe('NL');
     expect(snapStateAbbreviation('COMX')).toBe('CDMX');
@@ -83,6 +88,21 @@ describe('codes and labels', () => {
     expect(respace('JOSEANGEL', 'JOSÉ ÁNGEL')).toBe('JOSÉ ÁNGEL');
     expect(respace('ALREADY SPACED', 'X Y')).toBe('ALREADY SPACED');
     expect(respace('ABCDEFGH', 'QQ RR')).toBe('ABCDEFGH'); // too different: unchanged
+  });
+});
+
+describe('Ñ confirmed by the CURP (issue 18)', () => {
+  const person = (nombres: string, primerApellido: string, segundoApellido: string) =>
+    generateCurp({ nombres, primerApellido, segundoApellido, sexo: 'H', fechaNacimiento: '1990-01-02', entidad: '09' });
+  it('writes Ñ for an N read where the CURP holds the X of an Ñ, and nothing else', () => {
+    const curp = person('IÑAKI', 'NÚÑEZ', 'PEÑA');
+    // The accent of NÚÑEZ was not read: it is not added; the Ñ the CURP encodes is.
+    expect(enyeFromCurp(curp, 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUÑEZ', 'PEÑA', 'IÑAKI']);
+    // A person registered without Ñ (CURP with N) keeps the N.
+    expect(enyeFromCurp(person('INAKI', 'NUNEZ', 'PENA'), 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUNEZ', 'PENA', 'INAKI']);
+    // The CURP encodes only the first internal consonant: the Ñ of IBÁÑEZ (internal consonant B) is not known.
+    expect(enyeFromCurp(person('JOSÉ', 'IBÁÑEZ', 'DE LA PEÑA'), 'IBANEZ', 'DE LA PENA', 'JOSE')).toEqual(['IBANEZ', 'DE LA PEÑA', 'JOSE']);
+    expect(enyeFromCurp('', 'NUNEZ', 'PENA', 'INAKI')).toEqual(['NUNEZ', 'PENA', 'INAKI']);
   });
 });
 
@@ -99,8 +119,9 @@ describe('INE composition', () => {
       dateOfBirth: '1990-01-02',
       dateOfExpiry: '2030',
       gender: 'H',
-      address: 'C SAN MARTÍN 123 COL CENTRO 06000 CUAUHTÉMOC, CDMX.',
-      detailAddress: { streetAndNumber: 'C SAN MARTÍN 123', colony: 'COL CENTRO', zipCode: '06000', city: 'CUAUHTÉMOC', state: 'CDMX' },
+      // As read: `CUAUHTEMOC` was read without its accent and stays so (issue 18), `MARTÍN` with it.
+      address: 'C SAN MARTÍN 123 COL CENTRO 06000 CUAUHTEMOC, CDMX.',
+      detailAddress: { streetAndNumber: 'C SAN MARTÍN 123', colony: 'COL CENTRO', zipCode: '06000', city: 'CUAUHTEMOC', state: 'CDMX' },
       section: '0423',
       mrz: MRZ.join('\n'),
       documentVersion: 'G',
@@ -140,7 +161,7 @@ describe('INE composition', () => {
     const other = buildIneMrz({ cic: '123456789', section: '0423', identificadorCiudadano: '123456789', dateOfBirth: '1990-01-02', gender: 'H', expiryYear: '2030', firstSurname: 'GARCIA', secondSurname: 'LOPEZ', names: 'PEDRO' });
     const c = buildIneResult(FRONT_G, backLines(other), '2026-06-01');
     expect(c.cross.mrzVsFront.name).toBe(false);
-    expect(c.fields.firstSurname).toBe('GARCÍA'); // the MRZ wins, accents restored from the lexicon
+    expect(c.fields.firstSurname).toBe('GARCIA'); // the MRZ wins, as the MRZ writes it (no accent added)
   });
 
   it('repairs glued address words and a final comma read for the period', () => {
@@ -148,8 +169,8 @@ describe('INE composition', () => {
       l.text === 'C SAN MARTÍN 123' ? { ...l, text: 'CBENITO JUAREZ 1080' } : l.text === 'COL CENTRO 06000' ? { ...l, text: 'COLREFORMA 68050' } : l.text === 'CUAUHTEMOC, CDMX.' ? { ...l, text: 'OAXACA DE JUAREZ, OAX,' } : l,
     );
     const r = buildIneResult(front, null, '2026-06-01');
-    expect(r.fields.address).toBe('C BENITO JUÁREZ 1080 COL REFORMA 68050 OAXACA DE JUÁREZ, OAX.');
-    expect(r.fields.detailAddress).toEqual({ streetAndNumber: 'C BENITO JUÁREZ 1080', colony: 'COL REFORMA', zipCode: '68050', city: 'OAXACA DE JUÁREZ', state: 'OAX' });
+    expect(r.fields.address).toBe('C BENITO JUAREZ 1080 COL REFORMA 68050 OAXACA DE JUAREZ, OAX.');
+    expect(r.fields.detailAddress).toEqual({ streetAndNumber: 'C BENITO JUAREZ 1080', colony: 'COL REFORMA', zipCode: '68050', city: 'OAXACA DE JUAREZ', state: 'OAX' });
   });
 
   it('a wrong CURP check digit is curp failed', () => {
@@ -235,8 +256,8 @@ describe('bills', () => {
       ['75612024942604160036114540', 40, 900],
     ]);
     expect(parseBill(lines, 'electricity_bill')).toEqual({
-      name: 'NOEMÍ MUÑOZ XOCHIPA',
-      fullAddress: 'AV REFORMA 2675 INT 13, COL CENTRO, C.P. 06000, CUAUHTÉMOC, CDMX',
+      name: 'NOEMI MUNOZ XOCHIPA', // as read (no accent or Ñ added)
+      fullAddress: 'AV REFORMA 2675 INT 13, COL CENTRO, C.P. 06000, CUAUHTEMOC, CDMX',
       zipCode: '06000',
       phone: '5593050386',
       accountNumber: '70DB10B949221630',

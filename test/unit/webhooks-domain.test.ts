@@ -21,9 +21,9 @@ function stdSig(secret: string, id: string, ts: string, raw: Buffer): string {
 }
 
 describe('webhook catalog', () => {
-  it('lists the nine spec event types with categories', () => {
+  it('lists the nine spec event types and document.declined with categories', () => {
     expect(WEBHOOK_EVENT_CATALOG.map((e) => e.name).sort()).toEqual(
-      ['api.rate.limited', 'document.completed', 'document.expired', 'document.signed', 'face.liveness.detected', 'face.verified', 'ocr.completed', 'ocr.id.extracted', 'user.credits.low'].sort(),
+      ['api.rate.limited', 'document.completed', 'document.declined', 'document.expired', 'document.signed', 'face.liveness.detected', 'face.verified', 'ocr.completed', 'ocr.id.extracted', 'user.credits.low'].sort(),
     );
     expect(isWebhookEventType('face.verified')).toBe(true);
     expect(isWebhookEventType('face.verifie')).toBe(false);

@@ -53,19 +53,16 @@ class AddressNotAllowedError extends Error {
 }
 
 /**
- * The HTTP side of deliveries, on undici:
- * - redirects are never followed (undici's `request` does not follow them; a 3xx is a failed attempt);
- * - TLS certificates are verified against Node's roots plus `WEBHOOK_CA_CERTS`;
- * - the SSRF guard runs inside the socket's DNS lookup, so the address checked is the address connected
- *   to (no window for DNS rebinding between check and connect); IP-literal hosts are checked up front;
- * - one time limit covers connect, TLS, headers and body.
+ * An undici Agent whose every connection goes through the SSRF guard: the address policy (public
+ * unicast only, plus `allowCidrs`) runs inside the socket's DNS lookup, so the address checked is the
+ * address connected to (no DNS-rebinding window). TLS is verified against Node's roots plus `caCertsPem`.
+ * Shared by the webhook sender and other outbound fetches of user-given URLs (deployment logos).
+ * IP-literal hosts bypass the lookup: callers check them with `policy.check` first.
  */
-export function createWebhookSender(options: WebhookSenderOptions = {}): WebhookSender {
+export function createGuardedAgent(options: { allowCidrs?: string; caCertsPem?: string; timeoutMs: number; connectionsPerOrigin?: number }): { agent: Agent; policy: AddressPolicy } {
   const policy: AddressPolicy = createAddressPolicy(parseAllowCidrs(options.allowCidrs));
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const dnsTimeoutMs = options.dnsTimeoutMs ?? 5_000;
-  let extraCa = options.caCertsPem ?? '';
-  if (options.caCertsPath) extraCa += '\n' + readFileSync(options.caCertsPath, 'utf8');
+  const timeoutMs = options.timeoutMs;
+  const extraCa = options.caCertsPem ?? '';
   // One secure context for every connection: passing `ca` per connection would rebuild the trust store
   // (Node's ~150 roots) on each TLS handshake.
   const secureContext = extraCa.trim() ? tls.createSecureContext({ ca: [...tls.rootCertificates, extraCa] }) : undefined;
@@ -92,6 +89,24 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 4_000,
   });
+
+  return { agent, policy };
+}
+
+/**
+ * The HTTP side of deliveries, on undici:
+ * - redirects are never followed (undici's `request` does not follow them; a 3xx is a failed attempt);
+ * - TLS certificates are verified against Node's roots plus `WEBHOOK_CA_CERTS`;
+ * - the SSRF guard runs inside the socket's DNS lookup, so the address checked is the address connected
+ *   to (no window for DNS rebinding between check and connect); IP-literal hosts are checked up front;
+ * - one time limit covers connect, TLS, headers and body.
+ */
+export function createWebhookSender(options: WebhookSenderOptions = {}): WebhookSender {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const dnsTimeoutMs = options.dnsTimeoutMs ?? 5_000;
+  let extraCa = options.caCertsPem ?? '';
+  if (options.caCertsPath) extraCa += '\n' + readFileSync(options.caCertsPath, 'utf8');
+  const { agent, policy } = createGuardedAgent({ allowCidrs: options.allowCidrs, caCertsPem: extraCa, timeoutMs, connectionsPerOrigin: options.connectionsPerOrigin });
 
   async function resolveAll(host: string): Promise<LookupAddress[]> {
     let timer: NodeJS.Timeout | undefined;

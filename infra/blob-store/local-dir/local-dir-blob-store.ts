@@ -1,4 +1,7 @@
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { InvalidBlobKeyError, type BlobStore } from '../../ports/blob-store.ts';
@@ -29,6 +32,43 @@ export class LocalDirBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  async putStream(key: string, source: AsyncIterable<Uint8Array | string>): Promise<{ bytes: number }> {
+    const file = this.path(key);
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    let bytes = 0;
+    const counted = async function* () {
+      for await (const chunk of source) {
+        const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+        bytes += b.length;
+        yield b;
+      }
+    };
+    try {
+      // pipeline applies backpressure: the source is pulled only as fast as the disk takes it.
+      await pipeline(Readable.from(counted()), createWriteStream(tmp));
+      await rename(tmp, file);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+    return { bytes };
+  }
+
+  async getStream(key: string): Promise<{ stream: NodeJS.ReadableStream & AsyncIterable<Buffer>; bytes: number } | null> {
+    const file = this.path(key);
+    let handle;
+    try {
+      handle = await open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const { size } = await handle.stat();
+    // The stream owns the handle (closed at end or on error): a file deleted meanwhile is still read whole.
+    return { stream: handle.createReadStream({ autoClose: true }) as unknown as NodeJS.ReadableStream & AsyncIterable<Buffer>, bytes: size };
   }
 
   async delete(key: string): Promise<boolean> {

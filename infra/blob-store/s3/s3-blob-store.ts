@@ -1,3 +1,9 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
 import { assertBlobKey, type BlobStore } from '../../ports/blob-store.ts';
 
@@ -82,6 +88,47 @@ export class S3BlobStore implements BlobStore {
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks);
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Streams `source` into one object without holding it in memory: the chunks are spooled to a temporary
+   * file first (so the size is known and a failing source uploads nothing), then sent as one PUT, or as a
+   * multipart upload above the client's 64 MiB part size. S3 makes an object visible only once complete.
+   */
+  async putStream(key: string, source: AsyncIterable<Uint8Array | string>, options?: { contentType?: string }): Promise<{ bytes: number }> {
+    const name = this.object(key);
+    await this.bucketReady();
+    const dir = await mkdtemp(join(tmpdir(), 'sello-s3-'));
+    const spool = join(dir, 'blob');
+    try {
+      let bytes = 0;
+      const counted = async function* () {
+        for await (const chunk of source) {
+          const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          bytes += b.length;
+          yield b;
+        }
+      };
+      await pipeline(Readable.from(counted()), createWriteStream(spool));
+      await this.client.putObject(this.bucket, name, createReadStream(spool), bytes, { 'Content-Type': options?.contentType ?? 'application/octet-stream' });
+      return { bytes };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The object's body as a stream and its size (from a HEAD request), or null when absent. */
+  async getStream(key: string): Promise<{ stream: NodeJS.ReadableStream & AsyncIterable<Buffer>; bytes: number } | null> {
+    const name = this.object(key);
+    await this.bucketReady();
+    try {
+      const stat = await this.client.statObject(this.bucket, name);
+      const stream = await this.client.getObject(this.bucket, name);
+      return { stream: stream as unknown as NodeJS.ReadableStream & AsyncIterable<Buffer>, bytes: stat.size };
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;

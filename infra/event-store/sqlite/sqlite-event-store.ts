@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import {
   WrongExpectedRevisionError,
   assertExpectedRevision,
@@ -43,6 +43,11 @@ const toRecorded = (r: Row): RecordedEvent => ({
  * server and the CLI); appends take SQLite's write lock (`BEGIN IMMEDIATE`), so stream revisions and
  * global positions stay gapless and ordered. Optimistic concurrency is the `UNIQUE(stream_name,
  * stream_revision)` constraint plus an explicit revision check inside the transaction.
+ *
+ * Subscriptions learn of appends made in this process at once and of commits by another process (the
+ * operator CLI) within milliseconds: the folder of the file is watched (inotify on Linux) and a change
+ * whose `PRAGMA data_version` moved (it moves only for other connections' commits) wakes them; the poll
+ * (`pollMs`) remains the fallback where file watching is unavailable.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -52,8 +57,22 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
-  /** @param file path of the SQLite file (created with its folder), or `:memory:`. */
-  constructor(file: string, private readonly pollMs = 100) {
+  private watcher: FSWatcher | null = null;
+  private dataVersion = 0;
+  private foreignChecks = 0;
+  private foreignTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param file path of the SQLite file (created with its folder), or `:memory:`.
+   * @param pollMs fallback poll interval of subscriptions (milliseconds).
+   * @param options `watch: false` turns off the file watch (subscriptions then see other processes'
+   *   commits only at the poll), for tests of the poll path.
+   */
+  constructor(
+    private readonly file: string,
+    private readonly pollMs = 100,
+    private readonly options: { watch?: boolean } = {},
+  ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -145,7 +164,55 @@ export class SqliteEventStore implements EventStore {
     return st.all(from, ...types, max).map(toRecorded);
   }
 
+  /**
+   * Watches the database's folder (from the first subscription on) so a commit by another process wakes
+   * the subscriptions. The watch event may precede the visibility of the commit (the WAL frames are
+   * written before the WAL index), so each change is re-checked after 0, 5 and 25 ms.
+   */
+  private watchForeignCommits(): void {
+    if (this.watcher || this.file === ':memory:' || this.options.watch === false) return;
+    const base = basename(this.file);
+    this.dataVersion = this.readDataVersion();
+    try {
+      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, name) => {
+        if (name !== null && !String(name).startsWith(base)) return;
+        this.foreignChecks = 3;
+        if (!this.foreignTimer) this.scheduleForeignCheck(0);
+      });
+      this.watcher.on('error', () => this.unwatch());
+    } catch {
+      this.watcher = null; // no file watching here: the poll remains
+    }
+  }
+
+  private scheduleForeignCheck(ms: number): void {
+    this.foreignTimer = setTimeout(() => {
+      this.foreignTimer = null;
+      if (!this.db.open) return;
+      const v = this.readDataVersion();
+      if (v !== this.dataVersion) {
+        this.dataVersion = v;
+        for (const wake of this.wakers) wake();
+      }
+      this.foreignChecks -= 1;
+      if (this.foreignChecks > 0) this.scheduleForeignCheck(this.foreignChecks === 2 ? 5 : 20);
+    }, ms);
+    this.foreignTimer.unref();
+  }
+
+  private readDataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.foreignTimer) clearTimeout(this.foreignTimer);
+    this.foreignTimer = null;
+  }
+
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    this.watchForeignCommits();
     return pollingSubscription(
       async (from, max, types) => this.readAllSync(from, max, types),
       () => this.headPosition(),
@@ -163,6 +230,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.unwatch();
     this.wakers.clear();
     if (this.db.open) this.db.close();
   }

@@ -1,4 +1,4 @@
-import type { RateHit, RateLimiter } from '../../ports/rate-limiter.ts';
+import type { ImmediateRateLimiter, RateHit, RateLimiter } from '../../ports/rate-limiter.ts';
 
 /**
  * Embedded rate limiter: sliding 60 s windows (exact: the timestamps of the accepted requests, at most
@@ -12,7 +12,26 @@ export class MemoryRateLimiter implements RateLimiter {
   /** @param windowMs window length (default 60 000 ms: limits are per minute). */
   constructor(private readonly windowMs = 60_000) {}
 
+  /** Synchronous forms of hit/acquire/release (no IO here): the edge's hot path uses them. */
+  readonly immediate: ImmediateRateLimiter = {
+    hit: (key, limit, nowMs) => this.hitNow(key, limit, nowMs),
+    acquire: (key, limit, holder) => this.acquireNow(key, limit, holder),
+    release: (key, holder) => this.releaseNow(key, holder),
+  };
+
   async hit(key: string, limit: number, nowMs: number): Promise<RateHit> {
+    return this.hitNow(key, limit, nowMs);
+  }
+
+  async acquire(key: string, limit: number | null, holder: string): Promise<boolean> {
+    return this.acquireNow(key, limit, holder);
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    this.releaseNow(key, holder);
+  }
+
+  private hitNow(key: string, limit: number, nowMs: number): RateHit {
     let w = this.windows.get(key);
     if (!w) {
       w = [];
@@ -30,7 +49,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, remaining: limit - w.length, retryAfterSeconds: 0 };
   }
 
-  async acquire(key: string, limit: number | null, holder: string): Promise<boolean> {
+  private acquireNow(key: string, limit: number | null, holder: string): boolean {
     let s = this.slots.get(key);
     if (!s) {
       s = new Set();
@@ -41,7 +60,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return true;
   }
 
-  async release(key: string, holder: string): Promise<void> {
+  private releaseNow(key: string, holder: string): void {
     const s = this.slots.get(key);
     if (!s) return;
     s.delete(holder);

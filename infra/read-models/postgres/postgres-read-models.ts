@@ -90,6 +90,28 @@ export class PostgresReadModelStore implements ReadModelStore {
           JSON.stringify(doc),
         ]);
       },
+      async getMany(ids) {
+        const out = new Map<string, T>();
+        const unique = [...new Set(ids)];
+        for (let i = 0; i < unique.length; i += 5000) {
+          const r = await q.query<{ id: string; doc: T }>(`SELECT id, doc FROM ${table} WHERE id = ANY($1::text[])`, [unique.slice(i, i + 5000)]);
+          for (const row of r.rows) out.set(row.id, row.doc);
+        }
+        return out;
+      },
+      async putMany(entries) {
+        // Last entry per id wins (ON CONFLICT cannot touch one row twice in a statement).
+        const last = new Map<string, T>();
+        for (const [id, doc] of entries) last.set(id, doc);
+        const all = [...last];
+        for (let i = 0; i < all.length; i += 2000) {
+          const chunk = all.slice(i, i + 2000);
+          await q.query(
+            `INSERT INTO ${table} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[]) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+            [chunk.map(([id]) => id), chunk.map(([, doc]) => JSON.stringify(doc))],
+          );
+        }
+      },
       async delete(id) {
         const r = await q.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
         return (r.rowCount ?? 0) > 0;

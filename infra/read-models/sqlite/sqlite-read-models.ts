@@ -97,6 +97,25 @@ export class SqliteReadModelStore implements ReadModelStore {
         return row ? (JSON.parse(row.doc) as T) : null;
       },
       put: (id, doc) => write(() => void put.run(id, JSON.stringify(doc))),
+      async getMany(ids) {
+        const out = new Map<string, T>();
+        const unique = [...new Set(ids)];
+        for (let i = 0; i < unique.length; i += 500) {
+          const chunk = unique.slice(i, i + 500);
+          const rows = prep<string[], { id: string; doc: string }>(`SELECT id, doc FROM ${table} WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
+          for (const row of rows) out.set(row.id, JSON.parse(row.doc) as T);
+        }
+        return out;
+      },
+      putMany: (entries) =>
+        write(() => {
+          // One SQLite transaction (or the caller's) for the whole batch.
+          const run = () => {
+            for (const [id, doc] of entries) put.run(id, JSON.stringify(doc));
+          };
+          if (this.db.inTransaction) run();
+          else this.db.transaction(run)();
+        }),
       delete: (id) => write(() => del.run(id).changes > 0),
       async find(filter?: Filter, options?: FindOptions) {
         const params: unknown[] = [];

@@ -67,7 +67,7 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.success).toBe(true);
-    expect(body.data.events).toHaveLength(9);
+    expect(body.data.events).toHaveLength(10); // the spec's nine + document.declined (issue 13)
     expect(body.data.events).toContainEqual({ name: 'face.verified', description: 'Face verification completed.', category: 'face' });
   });
 

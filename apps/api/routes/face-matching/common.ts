@@ -68,25 +68,23 @@ const FACE_MATCHING_JOB_ERRORS: JobErrorMapping = {
 };
 
 /**
- * Describes the single face of `image` and builds its 512-d template.
+ * Describes the single face of `image` and builds its 512-d template; with `options.liveness` also its
+ * liveness score 0-1 (the face group's `anti_spoofing_score`, rounded to 4 decimals), computed in the
+ * same job from the same decoded image and detection.
  * @throws ApiError with the face codes (`no_face_detected`, `multiple_faces_detected`, `image_too_small`,
  *   `unsupported_format`, `insufficient_quality`), or 503 when inference times out.
  */
-export async function templateOf(ctx: Platform, image: Uint8Array): Promise<{ template: Float32Array; quality: number | null }> {
-  const out = await runMappedJob(ctx.jobs, faceJobs['face.descriptor'], { image, imageName: 'image' }, FACE_MATCHING_JOB_ERRORS, undefined, { timeoutMs: JOB_TIMEOUT_MS });
+export async function templateOf(ctx: Platform, image: Uint8Array, options: { liveness?: boolean } = {}): Promise<{ template: Float32Array; quality: number | null; liveness?: number }> {
+  const input = { image, imageName: 'image', ...(options.liveness ? { liveness: {} } : {}) };
+  const out = await runMappedJob(ctx.jobs, faceJobs['face.descriptor'], input, FACE_MATCHING_JOB_ERRORS, undefined, { timeoutMs: JOB_TIMEOUT_MS });
   try {
     const q = out.quality?.score;
-    return { template: buildTemplate(out), quality: typeof q === 'number' && Number.isFinite(q) ? Math.round(q * 1e4) / 1e4 : null };
+    const liveness = out.liveness ? { liveness: Math.round(out.liveness.anti_spoofing_score * 1e4) / 1e4 } : {};
+    return { template: buildTemplate(out), quality: typeof q === 'number' && Number.isFinite(q) ? Math.round(q * 1e4) / 1e4 : null, ...liveness };
   } catch (error) {
     if (error instanceof InvalidDescriptorError || error instanceof InvalidVectorError) throw new ApiError(500, 'internal_error', 'Face descriptor unusable');
     throw error;
   }
-}
-
-/** Liveness score 0-1 of the face in `image` from the face group's `face.liveness` job (`anti_spoofing_score`). */
-export async function livenessOf(ctx: Platform, image: Uint8Array): Promise<number> {
-  const r = await runMappedJob(ctx.jobs, faceJobs['face.liveness'], { image }, FACE_MATCHING_JOB_ERRORS, undefined, { timeoutMs: JOB_TIMEOUT_MS });
-  return Math.round(r.anti_spoofing_score * 1e4) / 1e4;
 }
 
 const codeList = (codes: readonly string[]) => codes.map((c) => `\`${c}\``).join(', ');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { enrollFace, parseMetadata, validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
-import { faceMatchingDeps, field, imageErrorResponses, imageOf, livenessOf, readFaceForm, run, templateOf } from './common.ts';
+import { faceMatchingDeps, field, imageErrorResponses, imageOf, readFaceForm, run, templateOf } from './common.ts';
 import { numberField, secondsSince } from '../../forms.ts';
 
 export const EnrollResponse = z.object({
@@ -48,8 +48,9 @@ export function registerFaceMatchingEnroll(app: ApiApp, ctx: Platform): void {
       const source = field(form, 'enrollment_source');
       // Validate the cheap fields before running inference.
       await run(async () => validateSubjectId(subjectId));
-      const { template, quality } = await templateOf(ctx, image);
-      const liveness = clientLiveness ?? (await livenessOf(ctx, image));
+      // one job: the descriptors and, when the client sent no score, liveness from the same decoded image
+      const { template, quality, liveness: computedLiveness } = await templateOf(ctx, image, { liveness: clientLiveness === undefined });
+      const liveness = clientLiveness ?? computedLiveness!;
       const result = await run(() =>
         enrollFace(deps, {
           tenantId: request.auth!.tenantId,

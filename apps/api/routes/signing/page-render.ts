@@ -1,0 +1,116 @@
+/**
+ * Every HTML page of the signing flow, rendered in one place (server-side, no framework): the signing
+ * page, the view-only preview, and the result and error pages. Branding (company name, colour, logo
+ * URL) is a parameter with Sello's defaults. Accessibility: labelled controls, a visible focus ring,
+ * keyboard-only signing through the typed signature, text contrast >= 4.5:1, a layout that fits a
+ * 360 px wide phone screen.
+ */
+import { DEFAULT_BRANDING, escapeHtml, safeColor, type Branding } from '../../../../workflows/signing/emails.ts';
+
+export interface PageShell {
+  title: string;
+  nonce: string;
+  branding?: Branding;
+}
+
+function shell(p: PageShell, body: string, script = ''): string {
+  const b = p.branding ?? DEFAULT_BRANDING;
+  const color = safeColor(b.primaryColor);
+  // An https URL, or a same-origin path (a deployment's stored logo, `/api/deployments/<id>/logo`).
+  const logo = b.logoUrl && /^(https:\/\/|\/(?![/\\]))/.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(p.title)} · ${escapeHtml(b.companyName)}</title>
+<style nonce="${p.nonce}">
+*{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1a1a1a;background:#f4f5f7;line-height:1.5}
+header{background:#fff;border-bottom:4px solid ${color};padding:12px 16px}.brand{font-weight:700;font-size:1.25rem;color:${color}}
+main{max-width:900px;margin:0 auto;padding:16px}h1{font-size:1.4rem;margin:.5rem 0}
+.card{background:#fff;border-radius:8px;padding:16px;margin:16px 0;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+.pages img{display:block;width:100%;height:auto;border:1px solid #c8c8c8;margin:0 0 12px;background:#fff}
+label{font-weight:600;display:block;margin:.5rem 0 .25rem}input[type=text],textarea{width:100%;font-size:1rem;padding:10px;border:1px solid #6b6b6b;border-radius:6px}
+fieldset{border:1px solid #c8c8c8;border-radius:6px;padding:12px;margin:12px 0}legend{font-weight:700;padding:0 4px}
+.choice label{display:inline;font-weight:400;margin-right:16px}.consent{display:flex;gap:10px;align-items:flex-start}.consent label{font-weight:400;margin:0}
+.consent input{width:22px;height:22px;flex:none;margin-top:2px}
+canvas{display:block;width:100%;max-width:600px;height:180px;border:2px dashed #6b6b6b;border-radius:6px;background:#fff;touch-action:none}
+button{font-size:1rem;padding:12px 20px;border-radius:6px;border:2px solid ${color};cursor:pointer;margin:8px 8px 0 0}
+.primary{background:${color};color:#fff}.secondary{background:#fff;color:#1a1a1a;border-color:#6b6b6b}.danger{background:#fff;color:#a00000;border-color:#a00000}
+:focus-visible{outline:3px solid #ffb000;outline-offset:2px}.muted{color:#4a4a4a;font-size:.9rem}.banner{background:#fff4d6;border:1px solid #b58100;padding:10px;border-radius:6px}
+.error{color:#a00000;font-weight:600}.hidden{display:none}
+</style></head>
+<body><header>${logo}</header><main id="main">${body}</main>${script ? `<script nonce="${p.nonce}">${script}</script>` : ''}</body></html>`;
+}
+
+export interface SigningPageInput extends PageShell {
+  documentId: string;
+  documentTitle: string;
+  message: string | null;
+  signerName: string;
+  signerEmail: string;
+  pages: number;
+  token: string;
+  expiresAt: string;
+  error?: string | null;
+}
+
+const DRAW_SCRIPT = `(function(){
+var c=document.getElementById('pad');if(!c)return;var ctx=c.getContext('2d');var drawing=false,drawn=false;
+function fit(){var r=c.getBoundingClientRect();var d=window.devicePixelRatio||1;c.width=Math.round(r.width*d);c.height=Math.round(r.height*d);ctx.setTransform(d,0,0,d,0,0);ctx.lineWidth=2.5;ctx.lineCap='round';ctx.lineJoin='round';ctx.strokeStyle='#0d1b5e';drawn=false;}
+window.addEventListener('resize',function(){if(!drawn)fit();});
+function pos(e){var r=c.getBoundingClientRect();return{x:e.clientX-r.left,y:e.clientY-r.top};}
+c.addEventListener('pointerdown',function(e){drawing=true;c.setPointerCapture(e.pointerId);var p=pos(e);ctx.beginPath();ctx.moveTo(p.x,p.y);});
+c.addEventListener('pointermove',function(e){if(!drawing)return;var p=pos(e);ctx.lineTo(p.x,p.y);ctx.stroke();drawn=true;});
+c.addEventListener('pointerup',function(){drawing=false;});
+document.getElementById('clear').addEventListener('click',function(){ctx.clearRect(0,0,c.width,c.height);drawn=false;});
+var typed=document.getElementById('m-typed'),draw=document.getElementById('m-drawn');
+function sync(){document.getElementById('typed-box').classList.toggle('hidden',!typed.checked);document.getElementById('draw-box').classList.toggle('hidden',!draw.checked);if(draw.checked&&c.width<2)fit();}
+typed.addEventListener('change',sync);draw.addEventListener('change',sync);sync();
+document.getElementById('sign-form').addEventListener('submit',function(e){
+ var err=document.getElementById('form-error');err.textContent='';
+ if(draw.checked){if(!drawn){e.preventDefault();err.textContent='Draw your signature in the box first.';return;}document.getElementById('drawn_png').value=c.toDataURL('image/png');}
+});
+})();`;
+
+/** The signing page of one signer (their personal link). */
+export function renderSigningPage(p: SigningPageInput): string {
+  const t = escapeHtml(p.token);
+  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/${escapeHtml(p.documentId)}/pages/${i + 1}.png?t=${t}" alt="Page ${i + 1} of ${p.pages} of ${escapeHtml(p.documentTitle)}" loading="${i < 2 ? 'eager' : 'lazy'}">`).join('\n');
+  const body = `
+<h1>${escapeHtml(p.documentTitle)}</h1>
+<p>Hello ${escapeHtml(p.signerName)} (${escapeHtml(p.signerEmail)}). Please read the document below, then sign it or decline. This link is personal and expires ${escapeHtml(p.expiresAt)}.</p>
+${p.message ? `<div class="card"><strong>Message from the sender</strong><p style="white-space:pre-wrap">${escapeHtml(p.message)}</p></div>` : ''}
+${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
+<section class="card pages" aria-label="Document, ${p.pages} page${p.pages === 1 ? '' : 's'}">${imgs}</section>
+<section class="card" aria-labelledby="sign-h"><h2 id="sign-h">Sign</h2>
+<form id="sign-form" method="post" action="/sign/${escapeHtml(p.documentId)}/sign">
+<input type="hidden" name="t" value="${t}"><input type="hidden" name="drawn_png" id="drawn_png" value="">
+<fieldset><legend>How do you want to sign?</legend><div class="choice">
+<input type="radio" id="m-typed" name="method" value="typed" checked><label for="m-typed">Type my name</label>
+<input type="radio" id="m-drawn" name="method" value="drawn"><label for="m-drawn">Draw my signature</label></div>
+<div id="typed-box"><label for="typed_name">Your full name, as your signature</label><input type="text" id="typed_name" name="typed_name" autocomplete="name" value="${escapeHtml(p.signerName)}" maxlength="120"></div>
+<div id="draw-box" class="hidden"><label for="pad">Draw your signature in the box (mouse, pen or finger)</label>
+<canvas id="pad" role="img" aria-label="Signature drawing area" tabindex="0"></canvas>
+<button type="button" class="secondary" id="clear">Clear drawing</button>
+<p class="muted">Drawing needs a pointer; with a keyboard, choose "Type my name".</p></div>
+</fieldset>
+<div class="consent"><input type="checkbox" id="consent" name="consent" value="yes" required>
+<label for="consent">I agree to sign this document electronically, and that my electronic signature is as binding as a handwritten one.</label></div>
+<p id="form-error" class="error" role="alert" aria-live="assertive"></p>
+<button type="submit" class="primary">Sign document</button>
+</form></section>
+<section class="card" aria-labelledby="decline-h"><h2 id="decline-h">Decline</h2>
+<form method="post" action="/sign/${escapeHtml(p.documentId)}/decline"><input type="hidden" name="t" value="${t}">
+<label for="reason">Why do you decline? (the sender will see this)</label><textarea id="reason" name="reason" rows="3" required maxlength="2000"></textarea>
+<button type="submit" class="danger">Decline to sign</button></form></section>`;
+  return shell(p, body, DRAW_SCRIPT);
+}
+
+/** The view-only preview (no signing controls). */
+export function renderPreviewPage(p: PageShell & { documentId: string; documentTitle: string; pages: number; query: string }): string {
+  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/preview/${escapeHtml(p.documentId)}/pages/${i + 1}.png?${escapeHtml(p.query)}" alt="Page ${i + 1} of ${p.pages}" loading="lazy">`).join('\n');
+  return shell(p, `<h1>${escapeHtml(p.documentTitle)}</h1><p class="banner" role="note">Preview only: this link cannot sign the document.</p><section class="card pages" aria-label="Document">${imgs}</section>`);
+}
+
+/** A one-message page (result or error). */
+export function renderMessagePage(p: PageShell & { heading: string; text: string }): string {
+  return shell(p, `<div class="card"><h1>${escapeHtml(p.heading)}</h1><p>${escapeHtml(p.text)}</p></div>`);
+}

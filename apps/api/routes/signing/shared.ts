@@ -1,0 +1,151 @@
+/** Shared pieces of the `/v1/signing/*` routes: error mapping, schemas, request helpers. */
+import { z } from 'zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.ts';
+import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../../../domain/signing/errors.ts';
+
+/** Runs `fn`, rendering a {@link SigningError} as the structured error of its code and status. */
+export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof SigningError) {
+      throw new ApiError(error.status, error.code, error.message, error.details, undefined, error.status === 503 ? { 'Retry-After': '30' } : undefined);
+    }
+    throw error;
+  }
+}
+
+export const DocumentIdParams = z.object({
+  document_id: z.string().min(1).max(64).describe('Document id (`doc_` + 24 hex)').meta({ example: 'doc_4f1c2a9be07d5a61c3d8e2f0' }),
+});
+
+export const ErrorBody = z.object({
+  success: z.literal(false),
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+});
+
+export const PlacementSchema = z.object({
+  page: z.number().int().min(1).describe('1-based page number'),
+  x: z.number().min(0).describe('Left edge in PDF points from the page\'s left'),
+  y: z.number().min(0).describe('Bottom edge in PDF points from the page\'s bottom (PDF user space)'),
+  width: z.number().positive().describe('Width in points'),
+  height: z.number().positive().describe('Height in points'),
+});
+
+export const SignerInputSchema = z.object({
+  email: z.string().max(254).describe('Signer e-mail (invitations go there)').meta({ example: 'ana@example.com' }),
+  name: z.string().trim().min(1).max(120).describe('Signer name').meta({ example: 'Ana López' }),
+  role: z.string().max(60).default('signer').describe('Free text, e.g. `client`, `witness`'),
+  order: z.number().int().min(1).max(99).default(1).describe('Signing order: lower first; equal orders sign in parallel'),
+  fields: z.array(PlacementSchema).max(20).default([]).describe('Where this signer\'s signature is stamped (PDF points). Without fields, a `{{signature:ORDER}}` text tag in the PDF is used, else the certificate page.'),
+});
+export type SignerInput = z.infer<typeof SignerInputSchema>;
+
+/**
+ * Parses a signers array (already JSON-decoded).
+ * @throws ApiError 400 `invalid_signer` listing the first problem.
+ */
+export function parseSigners(raw: unknown): SignerInput[] {
+  const r = z.array(SignerInputSchema).min(1).max(MAX_SIGNERS).safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new ApiError(400, 'invalid_signer', `Invalid signers: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`, { issues: r.error.issues.map((x) => ({ path: x.path.join('.'), message: x.message })) });
+  }
+  return r.data;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/**
+ * `expiry_date` (`YYYY-MM-DD`): the document expires at the end of that day, 23:59:59.999 UTC.
+ * @throws ApiError 400 `validation_error` when malformed.
+ */
+export function parseExpiryDate(v: string | undefined): string | null {
+  if (v === undefined || v === '') return null;
+  const m = DATE.exec(v);
+  const t = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), 23, 59, 59, 999) : NaN;
+  if (!m || Number.isNaN(t) || new Date(t).getUTCDate() !== Number(m[3])) throw new ApiError(400, 'validation_error', 'expiry_date must be a date YYYY-MM-DD', { field: 'expiry_date', value: v });
+  return new Date(t).toISOString();
+}
+
+/** `expires_in` of `/v1/signing/create`: `<n>d` (days, 1-365) or `<n>h` (hours). */
+export function parseExpiresIn(v: string | undefined, now: number): string | null {
+  if (v === undefined || v === '') return null;
+  const m = /^(\d{1,4})([dh])$/.exec(v.trim());
+  const n = m ? Number(m[1]) : 0;
+  if (!m || n < 1 || (m[2] === 'd' && n > 365) || (m[2] === 'h' && n > 8760)) throw new ApiError(400, 'validation_error', 'expires_in must look like `7d` (1-365 days) or `48h`', { field: 'expires_in', value: v });
+  return new Date(now + n * (m[2] === 'd' ? 86_400_000 : 3_600_000)).toISOString();
+}
+
+/** The public origin of a request (for links when PUBLIC_BASE_URL is unset). */
+export function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/** The API key (or dashboard) identity recorded as the acting `user` in the audit trail. */
+export function actor(request: FastifyRequest): string {
+  return request.auth?.keyId ? `api_key:${request.auth.keyId}` : 'api';
+}
+
+export function sendPdf(reply: FastifyReply, filename: string, bytes: Buffer) {
+  reply.header('content-type', 'application/pdf');
+  reply.header('content-disposition', `attachment; filename="${filename}"`);
+  reply.header('cache-control', 'private, no-store');
+  return reply.send(bytes);
+}
+
+export const LIMITS_TEXT = `PDF: at most ${MAX_PDF_BYTES / 1024 / 1024} MiB (413 \`pdf_too_large\`) and ${MAX_PDF_PAGES} pages (400 \`pdf_too_many_pages\`); at most ${MAX_SIGNERS} signers.`;
+
+export const SignerView = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  order: z.number(),
+  status: z.enum(['pending', 'sent', 'signed', 'declined']),
+  sent_at: z.string().optional(),
+  signed_at: z.string().optional(),
+  ip_address: z.string().nullable().optional(),
+  signature_id: z.string().nullable().optional(),
+  reminder_sent_at: z.string().optional(),
+  declined_at: z.string().optional(),
+  decline_reason: z.string().nullable().optional(),
+  fields: z.array(PlacementSchema.extend({ from_tag: z.boolean().optional() })).optional(),
+});
+
+export const DocumentView = z.object({
+  document_id: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  message: z.string().nullable().optional(),
+  status: z.enum(['draft', 'sent', 'partially_signed', 'signed', 'completed', 'expired', 'cancelled']),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expiry_date: z.string(),
+  signers: z.array(SignerView),
+  file: z.object({ name: z.string(), size: z.number().int(), pages: z.number().int() }),
+  signing_url: z.string().describe('Landing page of the document; each signer signs through the personal link of their e-mail, never shown here'),
+  finalized_at: z.string().nullable().optional(),
+  download_url: z.string().optional(),
+  certificate_url: z.string().optional(),
+  expired_at: z.string().optional(),
+  cancellation: z.object({ by: z.enum(['owner', 'signer']), signer_id: z.string().nullable(), reason: z.string().nullable(), at: z.string() }).optional(),
+  audit_trail: z
+    .array(
+      z.object({
+        event: z.string(),
+        timestamp: z.string(),
+        user: z.string().optional(),
+        recipients: z.array(z.string()).optional(),
+        signer: z.object({ id: z.string(), email: z.string(), name: z.string() }).optional(),
+        ip_address: z.string().optional(),
+        user_agent: z.string().optional(),
+        reason: z.string().nullable().optional(),
+        prev_hash: z.string().describe('SHA-256 of the previous entry (of the uploaded PDF for the first)'),
+        hash: z.string().describe('SHA-256 of this entry'),
+      }),
+    )
+    .optional(),
+});
+
+export const SIGNING_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody };

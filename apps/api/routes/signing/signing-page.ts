@@ -1,0 +1,171 @@
+/**
+ * The signing page served by the API process (`/sign/*`, no API key: the personal link's token is the
+ * credential). Forms post `application/x-www-form-urlencoded` (a parser scoped to these routes), so a
+ * typed signature works without JavaScript; drawing uses a canvas whose PNG travels in `drawn_png`.
+ * Every answer is `no-store`, `no-referrer` (the token never leaks through a Referer), framed by no one,
+ * and scripts/styles run only with the page's nonce.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiApp } from '../../types.ts';
+import type { SigningService } from '../../../../workflows/signing/service.ts';
+import { SigningError } from '../../../../domain/signing/errors.ts';
+import { effectiveStatus } from '../../../../domain/signing/document.ts';
+import { renderMessagePage, renderPreviewPage, renderSigningPage } from './page-render.ts';
+import type { Branding } from '../../../../workflows/signing/emails.ts';
+
+/**
+ * White-label hook (issue 15): the branding of a page, from the document's tenant (null when the page
+ * has no document yet) and the request's `Host` (a deployment's domain brands its public pages).
+ */
+export type PageBrandingLookup = (o: { tenantId: string | null; host: string | undefined }) => Promise<Branding | undefined>;
+
+const MESSAGES: Partial<Record<string, [string, string]>> = {
+  invalid_link: ['This link does not work', 'The signing link is invalid or has expired. Ask the sender for a new invitation.'],
+  document_not_found: ['Document not found', 'This document does not exist or was deleted.'],
+  document_expired: ['This document has expired', 'The signing period ended before the document was completed.'],
+  document_cancelled: ['This document was cancelled', 'The document is no longer open for signing.'],
+  document_locked: ['This document is completed', 'Every signer signed and the document was finalized.'],
+  already_signed: ['You already signed', 'Your signature is recorded. You will not need to sign again.'],
+  already_declined: ['You declined this document', 'Your answer was sent to the sender.'],
+  not_your_turn: ['Not your turn yet', 'Other signers must sign before you. You will receive an e-mail when it is your turn.'],
+};
+
+function page(reply: FastifyReply, status: number, html: string, nonce: string) {
+  reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', `default-src 'none'; img-src 'self' https: data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+  return reply.send(html);
+}
+
+function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?: Branding) {
+  if (!(error instanceof SigningError)) throw error;
+  const [heading, text] = MESSAGES[error.code] ?? ['Something went wrong', error.message];
+  const status = error.code === 'invalid_link' ? 403 : error.code === 'document_not_found' ? 404 : error.status;
+  return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text, branding }), nonce);
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '');
+const ua = (r: FastifyRequest) => str(r.headers['user-agent']) || 'unknown';
+
+export function registerSigningPage(app: ApiApp, service: SigningService, branding?: PageBrandingLookup): void {
+  const brand = (request: FastifyRequest, tenantId: string | null = null) => (branding ? branding({ tenantId, host: request.headers.host }) : Promise.resolve(undefined));
+  const config = { auth: false as const, rateClass: 'light' as const, errorShape: 'structured' as const };
+  const hide = { hide: true };
+
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 2 * 1024 * 1024 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    scope.get('/sign/:document_id', { config, schema: hide }, async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      const { document_id } = request.params as { document_id: string };
+      const token = str((request.query as Record<string, unknown>).t);
+      if (!token) {
+        return page(reply, 200, renderMessagePage({ title: 'Signing', nonce, heading: 'Open your personal link', text: 'To sign, open the personal link in the invitation e-mail you received. Each signer has their own link.', branding: await brand(request) }), nonce);
+      }
+      try {
+        const { state, signer } = await service.openLink(document_id, token);
+        const status = effectiveStatus(state, service.now());
+        if (status === 'expired') throw new SigningError('document_expired', 'expired');
+        if (signer.status === 'signed') throw new SigningError('already_signed', 'signed');
+        if (signer.status === 'declined') throw new SigningError('already_declined', 'declined');
+        if (state.status === 'cancelled') throw new SigningError('document_cancelled', 'cancelled');
+        if (state.status === 'completed') throw new SigningError('document_locked', 'locked');
+        await service.recordView(document_id, token, request.ip, ua(request));
+        const link = signer.links.at(-1);
+        return page(
+          reply,
+          200,
+          renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
+          nonce,
+        );
+      } catch (error) {
+        return errorPage(reply, error, nonce, await brand(request));
+      }
+    });
+
+    scope.get('/sign/:document_id/pages/:page', { config, schema: hide }, async (request, reply) => {
+      const { document_id, page: p } = request.params as { document_id: string; page: string };
+      const token = str((request.query as Record<string, unknown>).t);
+      try {
+        const { state } = await service.openLink(document_id, token);
+        const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
+        return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').send(png);
+      } catch (error) {
+        if (error instanceof SigningError) return reply.status(error.code === 'invalid_link' ? 403 : 404).header('content-type', 'text/plain').send('not available');
+        throw error;
+      }
+    });
+
+    scope.post('/sign/:document_id/sign', { config, schema: hide }, async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      const { document_id } = request.params as { document_id: string };
+      const b = (request.body ?? {}) as Record<string, unknown>;
+      const token = str(b.t);
+      const method = str(b.method) === 'drawn' ? 'drawn' : 'typed';
+      const dataUrl = str(b.drawn_png);
+      const png = method === 'drawn' && dataUrl.startsWith('data:image/png;base64,') ? Buffer.from(dataUrl.slice('data:image/png;base64,'.length), 'base64') : null;
+      try {
+        const { state, signer } = await service.sign(document_id, token, { consent: str(b.consent) === 'yes', method, typedName: str(b.typed_name) || null, drawnPng: png, ip: request.ip, userAgent: ua(request) });
+        const done = state.status === 'signed';
+        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, branding: await brand(request, state.tenant_id), heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
+      } catch (error) {
+        if (error instanceof SigningError && error.code === 'invalid_signer') {
+          // Show the form again with the message (missing consent, empty name, bad drawing).
+          try {
+            const { state, signer } = await service.openLink(document_id, token);
+            return page(reply, 400, renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
+          } catch (inner) {
+            return errorPage(reply, inner, nonce, await brand(request));
+          }
+        }
+        return errorPage(reply, error, nonce, await brand(request));
+      }
+    });
+
+    scope.post('/sign/:document_id/decline', { config, schema: hide }, async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      const { document_id } = request.params as { document_id: string };
+      const b = (request.body ?? {}) as Record<string, unknown>;
+      try {
+        const { state } = await service.decline(document_id, str(b.t), { reason: str(b.reason), ip: request.ip, userAgent: ua(request) });
+        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, branding: await brand(request, state.tenant_id), heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
+      } catch (error) {
+        return errorPage(reply, error, nonce, await brand(request));
+      }
+    });
+
+    scope.get('/sign/preview/:document_id', { config, schema: hide }, async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      const { document_id } = request.params as { document_id: string };
+      const q = request.query as Record<string, unknown>;
+      try {
+        const state = await service.openPreview(document_id, Number(str(q.exp)), str(q.sig));
+        const query = `exp=${encodeURIComponent(str(q.exp))}&sig=${encodeURIComponent(str(q.sig))}`;
+        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
+      } catch (error) {
+        return errorPage(reply, error, nonce, await brand(request));
+      }
+    });
+
+    scope.get('/sign/preview/:document_id/pages/:page', { config, schema: hide }, async (request, reply) => {
+      const { document_id, page: p } = request.params as { document_id: string; page: string };
+      const q = request.query as Record<string, unknown>;
+      try {
+        const state = await service.openPreview(document_id, Number(str(q.exp)), str(q.sig));
+        const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
+        return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').send(png);
+      } catch (error) {
+        if (error instanceof SigningError) return reply.status(error.code === 'invalid_link' ? 403 : 404).header('content-type', 'text/plain').send('not available');
+        throw error;
+      }
+    });
+  });
+}

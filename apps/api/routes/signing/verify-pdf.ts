@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { ApiApp } from '../../types.ts';
+import type { SigningService } from '../../../../workflows/signing/service.ts';
+import { ApiError } from '../../errors.ts';
+import { readMultipart } from '../../multipart.ts';
+import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
+import { SIGNING_ERRORS, mapSigningErrors } from './shared.ts';
+
+export const VerifyResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    signed_by_service: z.boolean().describe('A signature in the file was made with this service\'s signing certificate'),
+    signatures_found: z.number().int(),
+    signature_valid: z.boolean().describe('That signature verifies over its byte range'),
+    covers_whole_file: z.boolean().describe('Its byte range covers the whole file (nothing appended after it)'),
+    unmodified: z.boolean().describe('The file is byte for byte one of the files produced at finalize'),
+    modified_after_finalize: z.boolean().describe('The file starts with a finalized file but was changed (e.g. an incremental update appended)'),
+    timestamp: z.string().nullable().describe('RFC 3161 time of the signature timestamp (B-T), if any'),
+    document: z
+      .object({
+        document_id: z.string(),
+        title: z.string(),
+        variant: z.string().nullable(),
+        finalized_at: z.string().nullable(),
+        signers: z.array(z.object({ name: z.string(), email: z.string(), signed_at: z.string().nullable(), signature_id: z.string().nullable() })),
+      })
+      .nullable()
+      .describe('The document of this account the file belongs to; null when it is not one of yours'),
+    claimed_document_id: z.string().nullable(),
+    sha256: z.string(),
+  }),
+});
+
+/** `POST /v1/signing/verify` (designed here): upload a PDF; learn whether this service sealed it, which document, whether unmodified, who signed. */
+export function registerVerify(app: ApiApp, service: SigningService): void {
+  app.route({
+    method: 'POST',
+    url: '/v1/signing/verify',
+    config: { auth: { permission: 'read' }, rateClass: 'standard', errorShape: 'structured' },
+    schema: {
+      tags: ['signing'],
+      summary: 'Verify a signed PDF',
+      description: 'multipart: `document` (PDF). Free. Only documents of the calling account are identified.',
+      consumes: ['multipart/form-data'],
+      response: { 200: VerifyResponse, ...SIGNING_ERRORS },
+    },
+    handler: async (request) => {
+      const { files } = await readMultipart(request, {
+        maxFileBytes: MAX_PDF_BYTES + 256 * 1024,
+        tooLarge: () => new ApiError(413, 'pdf_too_large', 'The PDF is too large', { max_bytes: MAX_PDF_BYTES }),
+        notMultipart: () => new ApiError(400, 'validation_error', 'Send multipart/form-data with a `document` PDF file'),
+      });
+      const file = files.get('document');
+      if (!file || file.data.length === 0) throw new ApiError(400, 'pdf_corrupted', 'The `document` PDF file is required', { field: 'document' });
+      if (file.data.subarray(0, 1024).indexOf('%PDF-') < 0) throw new ApiError(400, 'pdf_corrupted', 'The file is not a PDF', { reason: 'no %PDF- header' });
+      return { success: true as const, data: await mapSigningErrors(() => service.verify(request.auth!.tenantId, file.data)) };
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The usage-writer thread of an API process (see `UsageWriterThread` in `./usage-writer.ts`): it
+ * appends the `ApiCallRecorded` batches the main thread posts, with its own connection to the event
+ * store, and runs the projections that read nothing but usage events (e.g. `usage-events`) against its
+ * own connection to the read models, so neither the SQLite writes nor the projection of a call's usage
+ * event run on the thread that serves HTTP.
+ *
+ * Messages in: `{ id, op: 'append', calls }`, `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
+ * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../api/config.ts';
+import { createEventStore } from '../../infra/event-store/index.ts';
+import { createReadModels } from '../../infra/read-models/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { capabilities, projectionsOf } from '../capabilities/index.ts';
+import { appendUsage, isUsageOnlyProjection } from './usage-recorder.ts';
+import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
+import type { VectorIndex } from '../../infra/ports/vector-index.ts';
+
+type Message = { id: number; op: 'append'; calls: ApiCallRecorded['data'][] } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
+
+const config = (workerData as { config: Config }).config;
+const events = createEventStore(config);
+const readModels = createReadModels(config);
+const projections = projectionsOf(capabilities).filter(isUsageOnlyProjection);
+const noVectorIndex = new Proxy({} as VectorIndex, {
+  get() {
+    throw new Error('a usage-only projection may not use the vector index');
+  },
+});
+const runner = new ProjectionRunner(events, projections, { store: readModels, vectorIndex: noVectorIndex }, (name, error) =>
+  parentPort!.postMessage({ id: 0, ok: false, error: `projection ${name} failed: ${(error as Error).message}` }),
+);
+await runner.start();
+
+const port = parentPort!;
+port.on('message', (m: Message) => {
+  void (async () => {
+    try {
+      if (m.op === 'append') await appendUsage(events, m.calls);
+      else if (m.op === 'catchUp') await runner.catchUp();
+      else {
+        await runner.stop();
+        await readModels.close();
+        await events.close();
+        port.postMessage({ id: m.id, ok: true });
+        port.close();
+        return;
+      }
+      port.postMessage({ id: m.id, ok: true });
+    } catch (error) {
+      port.postMessage({ id: m.id, ok: false, error: (error as Error).message });
+    }
+  })();
+});
+port.postMessage({ id: -1, ok: true }); // ready

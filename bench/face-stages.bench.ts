@@ -1,0 +1,51 @@
+/**
+ * Where a verify request's time goes inside one inference worker: runs the `face.descriptor` stages
+ * (decode, detection tensor, detection + 68 landmarks, 128-d net, faceres 1024-d) in this thread on the
+ * two photos of `bench/face-verify.bench.ts`, and prints each stage's wall time and this thread's CPU
+ * time (ms, median of BENCH_N rounds) with the load average. For a function-level profile run it with
+ * `node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/face-stages.bench.ts` and open the
+ * `.cpuprofile` (Chrome DevTools) or sum self time per function.
+ * Run: `npm run bench:face-stages`.
+ */
+import { loadavg } from 'node:os';
+import { faceCrop } from '../test/api/face/fixtures.ts';
+import { decodeImage } from '../models/face/image.ts';
+import { FaceImage } from '../models/face/engine.ts';
+import { describeFace } from '../models/face/jobs.ts';
+
+const N = Number(process.env.BENCH_N ?? 10);
+const la = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const images = { image1: await faceCrop('a', 0.6), image2: await faceCrop('a', 0.35, { brightness: 1.1, flip: true }) };
+
+/** This thread's CPU time in ms (user + system; the process has only this thread busy here). */
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+
+async function stage<T>(rows: Map<string, { wall: number[]; cpu: number[] }>, name: string, f: () => Promise<T>): Promise<T> {
+  const w0 = performance.now(), c0 = cpu();
+  const out = await f();
+  const row = rows.get(name) ?? { wall: [], cpu: [] };
+  row.wall.push(performance.now() - w0); row.cpu.push(cpu() - c0);
+  rows.set(name, row);
+  return out;
+}
+
+await describeFace(images.image1, 'image1'); // loads the models
+await describeFace(images.image2, 'image2');
+console.log(`face stages, in-process (one thread, wasm backend), n=${N} per image; load average ${la()}`);
+for (const [name, bytes] of Object.entries(images)) {
+  const rows = new Map<string, { wall: number[]; cpu: number[] }>();
+  for (let i = 0; i < N; i++) {
+    const img = await stage(rows, 'decode (sharp)', () => decodeImage(bytes, name));
+    const fi = await stage(rows, 'detection tensor', () => FaceImage.from(img));
+    try {
+      const faces = await stage(rows, 'detect + 68 landmarks', () => fi.detect(0.5));
+      await stage(rows, 'descriptor128 (face-api)', () => fi.descriptor128(faces[0]!));
+      await stage(rows, 'descriptor1024 (faceres)', () => fi.descriptor1024(faces[0]!));
+    } finally { fi.dispose(); }
+    await stage(rows, 'whole face.descriptor job', () => describeFace(bytes, name));
+  }
+  console.log(`${name}:`);
+  for (const [k, v] of rows) console.log(`  ${k.padEnd(28)} wall ${median(v.wall).toFixed(0).padStart(5)} ms  cpu ${median(v.cpu).toFixed(0).padStart(5)} ms`);
+}
+console.log(`load average now ${la()}`);

@@ -1,0 +1,65 @@
+/**
+ * The signing error codes (one closed list). The first six are the spec's ("Errors" > "Signing"); the
+ * others cover transitions the spec leaves "not shown" (docs/signing.md). Every one renders in the
+ * structured shape `{success:false, error:{code, message, details}}`.
+ */
+export const SIGNING_ERROR_STATUS = {
+  /** Unknown document id, a document of another tenant, or a deleted document (spec). */
+  document_not_found: 404,
+  /** The document's expiry passed before it was completed (spec; `details.document_id`, `expired_at`). */
+  document_expired: 400,
+  /** The signer already signed (spec). */
+  already_signed: 400,
+  /** A signer's e-mail is not a valid address, or the signer list is invalid (spec). */
+  invalid_signer: 400,
+  /** The document was finalized: it can no longer change (spec). */
+  document_locked: 400,
+  /** The upload is not a readable, unencrypted, well-formed PDF (spec). */
+  pdf_corrupted: 400,
+  /** The PDF is larger than {@link MAX_PDF_BYTES}. */
+  pdf_too_large: 413,
+  /** The PDF has more than {@link MAX_PDF_PAGES} pages. */
+  pdf_too_many_pages: 400,
+  /** The document was cancelled by its owner or declined by a signer. */
+  document_cancelled: 400,
+  /** The operation needs another status (e.g. invitations of a document already sent; finalize before every signer signed). */
+  invalid_document_status: 409,
+  /** A signer tried to sign before the signers of a lower `order` signed. */
+  not_your_turn: 409,
+  /** The signer declined. */
+  already_declined: 400,
+  /** A signature placement lies outside the document (page out of range, box outside the page). */
+  invalid_placement: 400,
+  /** A signing or preview link is unknown, expired or of another purpose. */
+  invalid_link: 401,
+  /** `expiry_date` / `expires_in` is not in the future. */
+  invalid_expiry_date: 400,
+  /** The sealing workers timed out, are full, or failed; finalize can be retried. */
+  seal_unavailable: 503,
+  /** The configured timestamp authority did not answer usably; finalize can be retried. */
+  timestamp_unavailable: 503,
+} as const;
+
+export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;
+
+/** A coded signing error; `apps/api/routes/signing` renders it with its status. */
+export class SigningError extends Error {
+  override readonly name = 'SigningError';
+  constructor(
+    readonly code: SigningErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return SIGNING_ERROR_STATUS[this.code];
+  }
+}
+
+/** Largest PDF accepted, in bytes (10 MiB; docs/signing.md). The spec leaves the maximum "not shown". */
+export const MAX_PDF_BYTES = 10 * 1024 * 1024;
+/** Most pages accepted in a PDF to sign (docs/signing.md). */
+export const MAX_PDF_PAGES = 200;
+/** Most signers per document. */
+export const MAX_SIGNERS = 20;

@@ -1,0 +1,82 @@
+/**
+ * Read model `signing_documents`: one row per signing document (list filters and sorting, the audit
+ * trail, and the hashes of the finalized files that `POST /v1/signing/verify` looks up). Built only from
+ * the documents' events; `npm run cli -- replay` rebuilds it identically. The audit trail is
+ * `auditEntries` of the stream (each entry with its chain hashes), so the projection and a raw export
+ * of the log agree entry for entry.
+ */
+import type { RecordedEvent } from '../../infra/ports/event-store.ts';
+import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
+import { SIGNING_EVENT_TYPES, evolve, initialDocumentState, type DocumentState, type SigningEvent } from '../../domain/signing/document.ts';
+import { auditEntries, type AuditEntry } from '../../domain/signing/audit.ts';
+import type { Projection } from '../projection.ts';
+
+export interface SigningDocumentDoc {
+  [k: string]: unknown;
+  id: string;
+  tenant_id: string;
+  title: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  expiry_date: string;
+  signers_count: number;
+  signed_count: number;
+  deleted: boolean;
+  final_sha256: string | null;
+  audit_sha256: string | null;
+  certificate_sha256: string | null;
+  audit_trail: AuditEntry[];
+  /** The folded aggregate state (so each batch continues from it). */
+  state: DocumentState;
+  /** Raw events (type, data) in order: what the audit trail is computed from. */
+  raw: { type: string; data: Record<string, unknown> }[];
+  revision: number;
+}
+
+export const SIGNING_DOCUMENTS = 'signing_documents';
+
+export async function signingDocuments(store: ReadModelStore): Promise<Collection<SigningDocumentDoc>> {
+  return store.collection<SigningDocumentDoc>(SIGNING_DOCUMENTS, {
+    indexes: [['tenant_id', 'created_at'], ['tenant_id', 'status'], 'final_sha256', 'audit_sha256', 'certificate_sha256'],
+  });
+}
+
+export const signingProjection: Projection = {
+  name: 'signing-documents',
+  collections: [SIGNING_DOCUMENTS],
+  eventTypes: SIGNING_EVENT_TYPES,
+  async apply(events: readonly RecordedEvent[], { store }) {
+    const col = await signingDocuments(store);
+    const touched = new Map<string, SigningDocumentDoc>();
+    for (const e of events) {
+      const id = e.streamName.slice('signing-'.length);
+      let doc = touched.get(id) ?? (await col.get(id));
+      if (doc && e.streamRevision <= doc.revision) continue; // already applied (idempotent replays)
+      const state = evolve(doc?.state ?? initialDocumentState, { type: e.type, data: e.data } as SigningEvent, e.streamRevision);
+      const raw = [...(doc?.raw ?? []), { type: e.type, data: e.data as Record<string, unknown> }];
+      const d = e.data as Record<string, unknown>;
+      doc = {
+        id,
+        tenant_id: state.tenant_id,
+        title: state.title,
+        status: state.status,
+        created_at: state.created_at,
+        updated_at: state.updated_at,
+        expiry_date: state.expiry_date,
+        signers_count: state.signers.length,
+        signed_count: state.signers.filter((x) => x.status === 'signed').length,
+        deleted: state.deleted,
+        final_sha256: e.type === 'signing.document_finalized' ? String(d.final_sha256) : (doc?.final_sha256 ?? null),
+        audit_sha256: e.type === 'signing.document_finalized' ? String(d.audit_sha256) : (doc?.audit_sha256 ?? null),
+        certificate_sha256: e.type === 'signing.document_finalized' ? String(d.certificate_sha256) : (doc?.certificate_sha256 ?? null),
+        audit_trail: auditEntries(raw),
+        state,
+        raw,
+        revision: e.streamRevision,
+      };
+      touched.set(id, doc);
+    }
+    for (const [id, doc] of touched) await col.put(id, doc);
+  },
+};

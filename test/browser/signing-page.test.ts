@@ -1,0 +1,153 @@
+/**
+ * The signing page in a real browser (playwright-core driving Debian's /usr/bin/chromium, headless):
+ * two signers in order open the real invitation links from the outbox, read every page, one draws a
+ * signature with the mouse at desktop width, the other signs with the keyboard only at phone width;
+ * a third document is declined. Screenshots go to test/artifacts/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const have = existsSync(CHROMIUM);
+if (!have) console.log(`skip: ${CHROMIUM} is absent (apt-get install chromium); browser tests skipped`);
+const ARTIFACTS = join(import.meta.dirname, '../artifacts');
+
+let s: TestServer;
+let key: string;
+let browser: BrowserContext;
+const profile = mkdtempSync(join(tmpdir(), 'sello-chromium-'));
+
+async function createAndSend(signers: unknown[], title: string, pages = 2): Promise<string> {
+  const form = new FormData();
+  form.set('document', new Blob([new Uint8Array(await makePdf(pages, { tags: [1] }))], { type: 'application/pdf' }), 'contrato.pdf');
+  form.set('title', title);
+  form.set('signers', JSON.stringify(signers));
+  form.set('message', 'Gracias por su preferencia.');
+  const id = ((await (await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key })).json()) as any).data.document_id as string;
+  const r = await s.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ custom_message: 'Firme antes del viernes.' }) });
+  expect(r.status).toBe(200);
+  return id;
+}
+
+async function allImagesLoaded(page: Page): Promise<number> {
+  await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0), undefined, { timeout: 20_000 });
+  return page.evaluate(() => document.images.length);
+}
+
+describe.skipIf(!have)('signing page in Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
+    ({ key } = await s.tenantWithKey('pro'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('two signers in order: drawn at desktop width, typed with the keyboard at phone width', async () => {
+    const id = await createAndSend(
+      [
+        { email: 'lucia@example.com', name: 'Lucía Hernández', role: 'cliente', order: 1 },
+        { email: 'mario@example.com', name: 'Mario Pérez', role: 'proveedor', order: 2 },
+      ],
+      'Contrato de arrendamiento',
+      3,
+    );
+    const m1 = await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes('lucia@example.com')), 15_000, 'lucia invitation');
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(s.url + linkOf(m1));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Contrato de arrendamiento');
+    expect(await allImagesLoaded(page)).toBe(3);
+    expect(await page.getByText('Firme antes del viernes.').count()).toBe(1);
+    // Every control has an accessible name (a <label for>, aria-label or text), images have alt text.
+    const unnamed = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('input:not([type=hidden]), textarea, button, canvas, img'))
+        .filter((el) => {
+          const id = el.getAttribute('id');
+          const labelled = id ? document.querySelector(`label[for="${id}"]`) : null;
+          return !(labelled || el.getAttribute('aria-label') || el.getAttribute('alt') || (el.tagName === 'BUTTON' && el.textContent!.trim()));
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await page.getByRole('img', { name: 'Page 3 of 3 of Contrato de arrendamiento' }).count()).toBe(1);
+    await page.getByLabel('Draw my signature').check();
+    const pad = page.getByRole('img', { name: 'Signature drawing area' });
+    const box = (await pad.boundingBox())!;
+    await page.mouse.move(box.x + 30, box.y + 120);
+    await page.mouse.down();
+    for (let i = 1; i <= 30; i++) await page.mouse.move(box.x + 30 + i * 12, box.y + 120 - Math.sin(i / 3) * 50 - i, { steps: 2 });
+    await page.mouse.up();
+    // Submitting without consent is stopped by the browser (required checkbox).
+    await page.getByRole('button', { name: 'Sign document' }).click();
+    expect(page.url()).toContain('?t=');
+    await page.getByLabel(/I agree to sign this document electronically/).check();
+    await page.getByRole('heading', { name: 'Sign' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'signing-page-desktop.png'), fullPage: false });
+    await page.getByRole('button', { name: 'Sign document' }).click();
+    await page.waitForURL(`**/sign/${id}/sign`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), await page.locator('.error').allTextContents().then((t) => t.join(' | '))).toBe('Thank you, your signature is recorded');
+    await page.close();
+
+    const m2 = await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes('mario@example.com')), 15_000, 'mario invitation');
+    const phone = await browser.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(s.url + linkOf(m2));
+    expect(await allImagesLoaded(phone)).toBe(3);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-phone.png'), fullPage: false });
+    // Keyboard only: focus the typed name, replace it, tab to the consent box, space, enter on the button.
+    await phone.getByLabel('Your full name, as your signature').focus();
+    await phone.keyboard.press('Control+A');
+    await phone.keyboard.type('Mario Pérez G.');
+    await phone.getByLabel(/I agree to sign this document electronically/).focus();
+    await phone.keyboard.press('Space');
+    expect(await phone.getByLabel(/I agree to sign this document electronically/).isChecked()).toBe(true);
+    await phone.getByRole('button', { name: 'Sign document' }).focus();
+    await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-phone-form.png'), fullPage: false });
+    await phone.keyboard.press('Enter');
+    await phone.waitForURL(`**/sign/${id}/sign`);
+    expect(await phone.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you, your signature is recorded');
+    await phone.close();
+
+    const doc = (await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any;
+    expect(doc.data.status).toBe('signed');
+    expect(doc.data.signers.map((x: any) => [x.status, x.fields?.length ?? 0])).toEqual([['signed', 1], ['signed', 0]]);
+    expect(doc.data.audit_trail.filter((e: any) => e.event === 'document_signed').map((e: any) => e.user_agent)).toEqual([expect.stringContaining('Chrome'), expect.stringContaining('Chrome')]);
+    const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key });
+    expect(fin.status).toBe(200);
+  }, 180_000);
+
+  it('a signer declines from the page with a reason', async () => {
+    const id = await createAndSend([{ email: 'rosa@example.com', name: 'Rosa Díaz' }], 'Acuerdo de confidencialidad', 1);
+    const m = await waitFor(() => readOutbox(s.dataDir).find((x) => x.to.includes('rosa@example.com')), 15_000, 'rosa invitation');
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(s.url + linkOf(m));
+    await allImagesLoaded(page);
+    await page.getByLabel(/Why do you decline/).fill('La cláusula 4 no es aceptable.');
+    await page.getByRole('button', { name: 'Decline to sign' }).click();
+    await page.waitForURL(`**/sign/${id}/decline`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You declined to sign');
+    await page.screenshot({ path: join(ARTIFACTS, 'signing-page-declined.png') });
+    await page.goto(s.url + linkOf(m));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You declined this document');
+    await page.close();
+    const doc = (await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any;
+    expect(doc.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'signer', reason: 'La cláusula 4 no es aceptable.' } });
+  });
+});

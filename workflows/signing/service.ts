@@ -1,0 +1,511 @@
+/**
+ * The signing use cases (what the `/v1/signing/*` routes and the signing page call), over the event
+ * store (the document stream is the source of truth), the `signing_documents` read model (lists,
+ * audit trails, verification look-ups), the blob store (PDFs, drawn signatures, page images) and the
+ * service's signing identity. Side effects (e-mails, webhooks, expiry) are not started here: the
+ * lifecycle workflow runs them from the logged events (`./process.ts`, `./dispatcher.ts`).
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EventStore } from '../../infra/ports/event-store.ts';
+import { WrongExpectedRevisionError } from '../../infra/ports/event-store.ts';
+import type { BlobStore } from '../../infra/ports/blob-store.ts';
+import type { ReadModelStore } from '../../infra/ports/read-models.ts';
+import type { Clock } from '../../infra/ports/workflows.ts';
+import type { SigningIdentity } from '../../infra/secrets/signing-identity.ts';
+import { SigningError } from '../../domain/signing/errors.ts';
+import {
+  documentStream,
+  effectiveStatus,
+  foldDocument,
+  type DocumentState,
+  type Placement,
+  type SignerState,
+  type SigningEvent,
+} from '../../domain/signing/document.ts';
+import {
+  assertFinalizable,
+  assertSignerMayAct,
+  decideCancel,
+  decideCreate,
+  decideDecline,
+  decideDelete,
+  decideFinalize,
+  decideIssueLink,
+  decideSendInvitations,
+  decideSign,
+  decideView,
+} from '../../domain/signing/decide.ts';
+import { auditEntries, signerView, type AuditEntry } from '../../domain/signing/audit.ts';
+import { inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
+import { checkSignature, findSignatures } from '../../domain/signing/pades.ts';
+import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
+import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
+import { DEFAULT_BRANDING, type Branding } from './emails.ts';
+
+export interface SigningSettings {
+  /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
+  publicBaseUrl: string | null;
+  /** Lifetime of a preview URL in seconds. */
+  previewTtlSeconds: number;
+  /** Days a document stays open when `expiry_date` is not given. */
+  defaultExpiryDays: number;
+}
+
+export interface SigningDeps {
+  events: EventStore;
+  readModels: ReadModelStore;
+  blobs: BlobStore;
+  clock: Clock;
+  identity: () => SigningIdentity;
+  /** Renders and PAdES-seals the finalized files (the `signing.seal` worker job; see models/signing/jobs.ts). */
+  seal: (input: SealInput) => Promise<SealOutput>;
+  /** HMAC key of preview URLs. */
+  linkKey: () => Buffer;
+  catchUp: () => Promise<void>;
+  settings: SigningSettings;
+  /** White-label branding of a tenant's signing pages and e-mails; Sello's when absent. */
+  branding?: (tenantId: string) => Promise<Branding | undefined>;
+}
+
+export interface CreateInput {
+  tenantId: string;
+  user: string;
+  title: string;
+  description: string | null;
+  message: string | null;
+  notifyEmail: string | null;
+  /** ISO time; null = `defaultExpiryDays` from now. */
+  expiresAt: string | null;
+  fileName: string;
+  pdf: Buffer;
+  signers: { email: string; name: string; role: string; order: number; fields: Placement[] }[];
+  origin: string;
+}
+
+/** Hash of a signer link token (what the log keeps). */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+export type SigningService = ReturnType<typeof createSigningService>;
+
+/** Builds the signing use cases. */
+export function createSigningService(deps: SigningDeps) {
+  const { events, blobs, clock, settings } = deps;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function load(documentId: string): Promise<{ state: DocumentState; raw: { type: string; data: Record<string, unknown> }[] }> {
+    if (!/^doc_[0-9a-f]{24}$/.test(documentId)) return { state: foldDocument([]), raw: [] };
+    const { events: evs } = await events.readStream(documentStream(documentId));
+    return { state: foldDocument(evs), raw: evs.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })) };
+  }
+
+  /** The document of `tenantId` (404 for another tenant's, a deleted or an unknown one). */
+  async function loadOwned(tenantId: string, documentId: string): Promise<DocumentState> {
+    const { state } = await load(documentId);
+    if (!state.exists || state.deleted || state.tenant_id !== tenantId) throw new SigningError('document_not_found', 'Document not found', { document_id: documentId });
+    return state;
+  }
+
+  /** Loads, decides and appends with the expected revision (retried when another writer got there first). */
+  async function execute(documentId: string, decide: (s: DocumentState) => SigningEvent[], metadata: Record<string, unknown> = {}): Promise<{ state: DocumentState; appended: SigningEvent[] }> {
+    for (let attempt = 0; ; attempt++) {
+      const { state } = await load(documentId);
+      const appended = decide(state);
+      if (appended.length === 0) return { state, appended };
+      try {
+        const withMeta = appended.map((e) => ({ ...e, metadata: { tenant_id: state.tenant_id, ...metadata } }));
+        await events.append(documentStream(documentId), withMeta, { expectedRevision: state.revision < 0 ? 'no_stream' : state.revision });
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError && attempt < 4) continue;
+        throw error;
+      }
+      return { state: (await load(documentId)).state, appended };
+    }
+  }
+
+  function linkBase(s: DocumentState): string {
+    return settings.publicBaseUrl ?? s.link_base;
+  }
+
+  function urls(s: DocumentState) {
+    const base = linkBase(s);
+    return {
+      signing_url: `${base}/sign/${s.document_id}`,
+      download_url: `${base}/v1/signing/documents/${s.document_id}/download`,
+      certificate_url: `${base}/v1/signing/documents/${s.document_id}/certificate`,
+    };
+  }
+
+  function view(s: DocumentState, audit?: AuditEntry[]) {
+    const u = urls(s);
+    const status = effectiveStatus(s, clock.now());
+    return {
+      document_id: s.document_id,
+      title: s.title,
+      description: s.description,
+      message: s.message,
+      status,
+      created_at: s.created_at,
+      updated_at: s.updated_at,
+      expiry_date: s.expiry_date,
+      signers: s.signers.map(signerView),
+      file: s.file,
+      signing_url: u.signing_url,
+      ...(s.status === 'completed' ? { finalized_at: s.finalized_at, download_url: u.download_url, certificate_url: u.certificate_url } : {}),
+      ...(s.cancellation ? { cancellation: s.cancellation } : {}),
+      ...(status === 'expired' ? { expired_at: s.expired_at ?? s.expiry_date } : {}),
+      ...(audit ? { audit_trail: audit } : {}),
+    };
+  }
+
+  const blobKey = (s: { tenant_id: string; document_id: string }, name: string) => `signing/${s.tenant_id}/${s.document_id}/${name}`;
+
+  async function original(s: DocumentState): Promise<Buffer> {
+    const b = await blobs.get(s.blob_key);
+    if (!b) throw new SigningError('document_not_found', 'The document file is gone', { document_id: s.document_id });
+    return b;
+  }
+
+  // Finalized files are stored under their SHA-256, so two racing finalizes never overwrite the file whose
+  // hash the winning `document_finalized` logged (the loser's files are orphans, removed with the document).
+  const finalKey = (s: { tenant_id: string; document_id: string }, sha: string) => blobKey(s, `final-${sha}.pdf`);
+
+  async function finalFile(s: DocumentState, which: 'pdf' | 'pdf_with_audit' | 'certificate'): Promise<Buffer> {
+    const sha = s.final_files?.[which];
+    const b = sha ? await blobs.get(finalKey(s, sha)) : null;
+    if (!b) throw new SigningError('document_not_found', 'The finalized file is gone', { document_id: s.document_id });
+    return b;
+  }
+
+  const service = {
+    view,
+    load,
+    /** The platform clock's now (epoch ms). */
+    now: () => clock.now(),
+    /** Branding of `tenantId`'s pages and e-mails (the one place a white-label deployment plugs in). */
+    async branding(tenantId: string): Promise<Branding> {
+      return (await deps.branding?.(tenantId)) ?? DEFAULT_BRANDING;
+    },
+
+    /** `POST /v1/signing/documents` (and `/v1/signing/create`): validates the PDF and signers; status `draft`. */
+    async create(input: CreateInput) {
+      const now = clock.now();
+      const expiresAt = input.expiresAt ?? iso(now + settings.defaultExpiryDays * 86_400_000);
+      if (Date.parse(expiresAt) <= now) throw new SigningError('invalid_expiry_date', 'expiry_date must be in the future', { field: 'expiry_date', expiry_date: expiresAt });
+      const info = await inspectPdf(input.pdf);
+      const documentId = `doc_${randomBytes(12).toString('hex')}`;
+      const tenant = input.tenantId;
+      const key = blobKey({ tenant_id: tenant, document_id: documentId }, 'original.pdf');
+      const signers = input.signers.map((s) => ({ ...s, id: `sgr_${randomBytes(8).toString('hex')}` }));
+      const evs = decideCreate(
+        {
+          documentId,
+          tenantId: tenant,
+          user: input.user,
+          title: input.title,
+          description: input.description,
+          message: input.message,
+          notifyEmail: input.notifyEmail,
+          expiryDate: expiresAt,
+          file: { name: input.fileName, size: input.pdf.length, pages: info.pages },
+          pageSizes: info.pageSizes,
+          documentSha256: sha256(input.pdf),
+          blobKey: key,
+          linkBase: settings.publicBaseUrl ?? input.origin,
+          signers,
+          tags: info.tags,
+        },
+        now,
+      );
+      await blobs.put(key, input.pdf, { contentType: 'application/pdf' });
+      await events.append(documentStream(documentId), evs.map((e) => ({ ...e, metadata: { tenant_id: tenant, user: input.user } })), { expectedRevision: 'no_stream' });
+      await deps.catchUp();
+      const { state } = await load(documentId);
+      return view(state);
+    },
+
+    async get(tenantId: string, documentId: string) {
+      const s = await loadOwned(tenantId, documentId);
+      await deps.catchUp();
+      const doc = await (await signingDocuments(deps.readModels)).get(documentId);
+      return view(s, (doc?.audit_trail as AuditEntry[] | undefined) ?? []);
+    },
+
+    async list(tenantId: string, q: { status?: string; page: number; perPage: number; sort: 'created_at' | 'updated_at' | 'title'; order: 'asc' | 'desc' }) {
+      await deps.catchUp();
+      const col = await signingDocuments(deps.readModels);
+      const filter: Record<string, unknown> = { tenant_id: tenantId, deleted: false };
+      if (q.status) filter.status = q.status;
+      const total = await col.count(filter as never);
+      const docs = await col.find(filter as never, { sort: [{ field: q.sort, order: q.order }, { field: 'id', order: 'asc' }], limit: q.perPage, offset: (q.page - 1) * q.perPage });
+      return {
+        documents: docs.map((d) => ({ document_id: d.id, title: d.title, status: d.status, created_at: d.created_at, updated_at: d.updated_at, expiry_date: d.expiry_date, signers_count: d.signers_count, signed_count: d.signed_count })),
+        pagination: { page: q.page, per_page: q.perPage, total, total_pages: Math.ceil(total / q.perPage) },
+      };
+    },
+
+    async sendInvitations(tenantId: string, documentId: string, input: { reminderDays: number; customMessage: string | null; user: string }) {
+      await loadOwned(tenantId, documentId);
+      const now = clock.now();
+      const { state } = await execute(documentId, (s) => decideSendInvitations(s, input, now), {});
+      const sent = state.signers.filter((x) => x.status === 'sent');
+      return {
+        invitations_sent: sent.length,
+        document_status: state.status,
+        sent_at: state.sent_at,
+        reminder_days: state.reminder_days,
+        signers_notified: sent.map((x) => ({ email: x.email, status: x.status, sent_at: x.sent_at })),
+      };
+    },
+
+    async cancel(tenantId: string, documentId: string, input: { reason: string | null; user: string }) {
+      await loadOwned(tenantId, documentId);
+      const { state } = await execute(documentId, (s) => decideCancel(s, input, clock.now()), {});
+      await deps.catchUp();
+      return view(state);
+    },
+
+    async remove(tenantId: string, documentId: string, user: string) {
+      const s = await loadOwned(tenantId, documentId);
+      await execute(documentId, (st) => decideDelete(st, { user }, clock.now()), {});
+      for (const key of await blobs.list(`signing/${s.tenant_id}/${s.document_id}/`)) await blobs.delete(key);
+      await deps.catchUp();
+      return { message: 'Document and its files deleted', document_id: documentId };
+    },
+
+    /** `signed` -> `completed`: renders, PAdES-signs and stores the three final files, then logs the hashes. */
+    async finalize(tenantId: string, documentId: string, user: string) {
+      const { state: s, raw } = await load(documentId);
+      if (!s.exists || s.deleted || s.tenant_id !== tenantId) throw new SigningError('document_not_found', 'Document not found', { document_id: documentId });
+      const now = clock.now();
+      assertFinalizable(s, now);
+      const images: [string, Uint8Array][] = [];
+      for (const signer of s.signers) {
+        if (!signer.image_blob) continue;
+        const png = await blobs.get(signer.image_blob);
+        if (png && png.length > 0) images.push([signer.id, new Uint8Array(png)]);
+      }
+      const orig = await original(s);
+      const finalizedAt = iso(now);
+      const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s) });
+      const finalPdf = Buffer.from(sealed.pdf);
+      const withAudit = Buffer.from(sealed.withAudit);
+      const certificate = Buffer.from(sealed.certificate);
+      for (const bytes of [finalPdf, withAudit, certificate]) await blobs.put(finalKey(s, sha256(bytes)), bytes, { contentType: 'application/pdf' });
+      const { state } = await execute(
+        documentId,
+        (st) =>
+          decideFinalize(
+            st,
+            { finalSha256: sha256(finalPdf), auditSha256: sha256(withAudit), certificateSha256: sha256(certificate), chainHead: s.last_hash, timestamped: sealed.timestamped, user },
+            clock.now(),
+          ),
+        {},
+      );
+      await deps.catchUp();
+      const u = urls(state);
+      return { document_id: documentId, status: state.status, finalized_at: state.finalized_at, download_url: u.download_url, certificate_url: u.certificate_url, final_sha256: state.final_sha256, audit_chain_head: s.last_hash };
+    },
+
+    /** The finalized PDF (`pdf`) or the same with the audit pages (`pdf_with_audit`). */
+    async download(tenantId: string, documentId: string, format: 'pdf' | 'pdf_with_audit') {
+      const s = await loadOwned(tenantId, documentId);
+      if (s.status !== 'completed') {
+        throw new SigningError('invalid_document_status', `The document is not finalized yet (status ${effectiveStatus(s, clock.now())}); finalize it first`, { document_id: documentId, status: effectiveStatus(s, clock.now()) });
+      }
+      return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format) };
+    },
+
+    async certificate(tenantId: string, documentId: string) {
+      const s = await loadOwned(tenantId, documentId);
+      if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The certificate exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
+      return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate') };
+    },
+
+    /** A view-only URL valid `previewTtlSeconds` (HMAC-signed; it cannot sign). */
+    async preview(tenantId: string, documentId: string) {
+      const s = await loadOwned(tenantId, documentId);
+      const exp = clock.now() + settings.previewTtlSeconds * 1000;
+      const sig = createHmac('sha256', deps.linkKey()).update(`preview:${documentId}:${exp}`).digest('base64url');
+      return { preview_url: `${linkBase(s)}/sign/preview/${documentId}?exp=${exp}&sig=${sig}`, expires_at: iso(exp) };
+    },
+
+    /** Checks a preview URL's signature and expiry. @throws SigningError `invalid_link`. */
+    async openPreview(documentId: string, exp: number, sig: string): Promise<DocumentState> {
+      const want = createHmac('sha256', deps.linkKey()).update(`preview:${documentId}:${exp}`).digest();
+      const got = Buffer.from(sig, 'base64url');
+      if (got.length !== want.length || !timingSafeEqual(got, want) || !(exp > clock.now())) throw new SigningError('invalid_link', 'This preview link is invalid or has expired');
+      const { state } = await load(documentId);
+      if (!state.exists || state.deleted) throw new SigningError('document_not_found', 'Document not found');
+      return state;
+    },
+
+    /**
+     * The signer a link token belongs to (hash compared in constant time; the token must not be expired).
+     * @throws SigningError `invalid_link`, `document_not_found`.
+     */
+    async openLink(documentId: string, token: string): Promise<{ state: DocumentState; signer: SignerState }> {
+      const { state } = await load(documentId);
+      if (!state.exists || state.deleted) throw new SigningError('document_not_found', 'Document not found');
+      if (!/^sl_[A-Za-z0-9_-]{43}$/.test(token)) throw new SigningError('invalid_link', 'This signing link is invalid');
+      const h = Buffer.from(tokenHash(token), 'hex');
+      const now = clock.now();
+      for (const signer of state.signers) {
+        for (const l of signer.links) {
+          if (timingSafeEqual(Buffer.from(l.token_hash, 'hex'), h)) {
+            if (Date.parse(l.expires_at) <= now) throw new SigningError('invalid_link', 'This signing link has expired', { expired_at: l.expires_at });
+            return { state, signer };
+          }
+        }
+      }
+      throw new SigningError('invalid_link', 'This signing link is invalid');
+    },
+
+    /** Issues a fresh link for an invited signer (hash logged); null when the signer may no longer act. */
+    async issueLink(documentId: string, signerId: string, purpose: 'invitation' | 'reminder'): Promise<{ token: string; url: string; expiresAt: string; state: DocumentState } | null> {
+      const token = `sl_${randomBytes(32).toString('base64url')}`;
+      const now = clock.now();
+      let expiresAt = '';
+      try {
+        const { state, appended } = await execute(
+          documentId,
+          (s) => {
+            expiresAt = iso(Math.min(Date.parse(s.expiry_date), now + 30 * 86_400_000));
+            return decideIssueLink(s, { signerId, tokenHash: tokenHash(token), expiresAt, purpose }, now);
+          },
+          {},
+        );
+        if (appended.length === 0) return null;
+        return { token, url: `${linkBase(state)}/sign/${documentId}?t=${token}`, expiresAt, state };
+      } catch (error) {
+        if (error instanceof SigningError) return null;
+        throw error;
+      }
+    },
+
+    async recordView(documentId: string, token: string, ip: string, userAgent: string) {
+      const { signer } = await service.openLink(documentId, token);
+      await execute(documentId, (s) => decideView(s, { signerId: signer.id, ip, userAgent }, clock.now()), {});
+    },
+
+    async pageImage(state: DocumentState, page: number): Promise<Buffer> {
+      if (!Number.isInteger(page) || page < 1 || page > state.file.pages) throw new SigningError('document_not_found', 'No such page');
+      const key = blobKey(state, `page-${page}.png`);
+      const cached = await blobs.get(key);
+      if (cached) return cached;
+      const png = await renderPagePng(await original(state), page - 1, 1.5);
+      await blobs.put(key, png, { contentType: 'image/png' });
+      return png;
+    },
+
+    async sign(documentId: string, token: string, input: { consent: boolean; method: 'typed' | 'drawn'; typedName: string | null; drawnPng: Buffer | null; ip: string; userAgent: string }) {
+      const { state, signer } = await service.openLink(documentId, token);
+      assertSignerMayAct(state, signer.id, clock.now());
+      let imageBlob: string | null = null;
+      let imageSha: string | null = null;
+      if (input.method === 'drawn') {
+        if (!input.drawnPng) throw new SigningError('invalid_signer', 'Draw your signature first', { field: 'signature' });
+        const png = await normalizeSignaturePng(input.drawnPng);
+        imageSha = sha256(png);
+        imageBlob = blobKey(state, `signature-${signer.id}.png`);
+        await blobs.put(imageBlob, png, { contentType: 'image/png' });
+      } else if (!input.typedName || !input.typedName.trim()) {
+        throw new SigningError('invalid_signer', 'Type your name to sign', { field: 'typed_name' });
+      }
+      const signatureId = `sig_${randomBytes(10).toString('hex')}`;
+      const { state: after } = await execute(
+        documentId,
+        (s) =>
+          decideSign(
+            s,
+            { signerId: signer.id, ip: input.ip, userAgent: input.userAgent.slice(0, 500), signatureId, method: input.method, typedName: input.method === 'typed' ? input.typedName!.trim().slice(0, 120) : null, imageBlob, imageSha256: imageSha, consent: input.consent },
+            clock.now(),
+          ),
+        {},
+      );
+      return { state: after, signer: after.signers.find((x) => x.id === signer.id)! };
+    },
+
+    async decline(documentId: string, token: string, input: { reason: string; ip: string; userAgent: string }) {
+      const { signer } = await service.openLink(documentId, token);
+      const { state } = await execute(documentId, (s) => decideDecline(s, { signerId: signer.id, reason: input.reason, ip: input.ip, userAgent: input.userAgent.slice(0, 500) }, clock.now()), {});
+      return { state, signer: state.signers.find((x) => x.id === signer.id)! };
+    },
+
+    /** `POST /v1/signing/verify`: was this PDF sealed by this service, which document, unmodified since? */
+    async verify(tenantId: string, pdf: Buffer) {
+      const identity = deps.identity();
+      const sigs = findSignatures(pdf);
+      const checks = await Promise.all(sigs.map((s) => checkSignature(pdf, s)));
+      const ours = checks.map((c, i) => ({ c, s: sigs[i]! })).filter((x) => x.c.signerCertificateSha256 === identity.certificateSha256);
+      const fileHash = sha256(pdf);
+      const last = ours.at(-1);
+      const revisionHash = last ? sha256(last.c.signedRevision) : null;
+      const col = await signingDocuments(deps.readModels);
+      let doc: SigningDocumentDoc | null = null;
+      let variant: string | null = null;
+      for (const h of [fileHash, revisionHash].filter((x): x is string => !!x)) {
+        for (const [field, name] of [['final_sha256', 'pdf'], ['audit_sha256', 'pdf_with_audit'], ['certificate_sha256', 'certificate']] as const) {
+          const found = await col.find({ tenant_id: tenantId, [field]: h } as never, { limit: 1 });
+          if (found[0] && !doc) {
+            doc = found[0];
+            variant = name;
+          }
+        }
+      }
+      const state = doc ? (await load(doc.id)).state : null;
+      const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!last?.c.valid && last.c.coversWholeFile;
+      const reasonId = last?.s.reason ? /doc_[0-9a-f]{24}/.exec(last.s.reason)?.[0] ?? null : null;
+      return {
+        signed_by_service: ours.length > 0,
+        signatures_found: sigs.length,
+        signature_valid: last ? last.c.valid : false,
+        covers_whole_file: last ? last.c.coversWholeFile : false,
+        unmodified,
+        modified_after_finalize: !!doc && !unmodified,
+        timestamp: last?.c.timestamp ? last.c.timestamp.toISOString() : null,
+        document:
+          state && doc
+            ? {
+                document_id: state.document_id,
+                title: state.title,
+                variant,
+                finalized_at: state.finalized_at,
+                signers: state.signers.filter((x) => x.status === 'signed').map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at, signature_id: x.signature_id })),
+              }
+            : null,
+        claimed_document_id: doc ? doc.id : reasonId && (await loadOwnedOrNull(tenantId, reasonId)) ? reasonId : null,
+        sha256: fileHash,
+      };
+    },
+  };
+
+  async function loadOwnedOrNull(tenantId: string, documentId: string): Promise<DocumentState | null> {
+    try {
+      return await loadOwned(tenantId, documentId);
+    } catch {
+      return null;
+    }
+  }
+
+  return service;
+}
+
+/**
+ * A drawn signature: must be a PNG of at most 2000 x 1000 px; re-encoded by sharp (drops anything but
+ * the pixels) so the PDF embeds a clean image.
+ * @throws SigningError `invalid_signer` otherwise.
+ */
+export async function normalizeSignaturePng(png: Buffer): Promise<Buffer> {
+  const sharp = (await import('sharp')).default;
+  try {
+    const meta = await sharp(png).metadata();
+    if (meta.format !== 'png' || !meta.width || !meta.height || meta.width > 2000 || meta.height > 1000) throw new Error('size');
+    return await sharp(png).png().toBuffer();
+  } catch {
+    throw new SigningError('invalid_signer', 'The drawn signature must be a PNG image of at most 2000 x 1000 pixels', { field: 'signature' });
+  }
+}
