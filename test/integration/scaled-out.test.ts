@@ -120,6 +120,9 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
       // This machine is shared and slow under load: 150 detections on two one-thread workers may take minutes.
       JOB_TIMEOUT_MS: '1400000',
       HTTP_REQUEST_TIMEOUT_MS: '1400000',
+      // A call that outlives its reservation's lease is answered but not charged: the lease must cover the
+      // slowest call (docs/operations.md).
+      CREDIT_RESERVATION_LEASE_MS: '1500000',
       FACE_DETECTOR: 'tiny',
       WORKER_THREADS: '1',
       WORKFLOW_POLL_MS: '50',
