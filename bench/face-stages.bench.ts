@@ -12,6 +12,7 @@ import { faceCrop } from '../test/api/face/fixtures.ts';
 import { decodeImage } from '../models/face/image.ts';
 import { FaceImage } from '../models/face/engine.ts';
 import { describeFace } from '../models/face/jobs.ts';
+import { installFastConcat, loadTf, restoreOriginalConcat } from '../models/face/tf.ts';
 
 const N = Number(process.env.BENCH_N ?? 10);
 const la = () => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -48,4 +49,17 @@ for (const [name, bytes] of Object.entries(images)) {
   console.log(`${name}:`);
   for (const [k, v] of rows) console.log(`  ${k.padEnd(28)} wall ${median(v.wall).toFixed(0).padStart(5)} ms  cpu ${median(v.cpu).toFixed(0).padStart(5)} ms`);
 }
+// before/after of the Concat replacement in this same run: whole jobs, alternating the two kernels
+const tf = await loadTf();
+const cmp = { original: [] as number[], replaced: [] as number[] };
+for (let i = 0; i < N; i++) {
+  for (const which of ['original', 'replaced'] as const) {
+    if (which === 'original') restoreOriginalConcat(tf); else installFastConcat(tf);
+    const c0 = cpu();
+    await describeFace(images.image1, 'image1');
+    await describeFace(images.image2, 'image2');
+    cmp[which].push(cpu() - c0);
+  }
+}
+console.log(`both images' face.descriptor jobs, CPU per pair (median of ${N}, alternating): wasm Concat kernel ${median(cmp.original).toFixed(0)} ms, replacement ${median(cmp.replaced).toFixed(0)} ms; load average ${la()}`);
 console.log(`load average now ${la()}`);

@@ -26,6 +26,8 @@ export interface Projection {
   collections: readonly string[];
   /** Event types it handles; the runner skips the rest. */
   eventTypes: readonly string[];
+  /** Most events per batch (default 500). High-volume projections take bigger batches: fewer round trips per event. */
+  batchSize?: number;
   /** Applies a batch of events in global order. Must be idempotent per event (a replay re-applies). */
   apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Promise<void>;
   /** Clears state kept outside the read-model collections (e.g. vector-index namespaces) before a replay. */

@@ -25,7 +25,7 @@ export class ProjectionRunner {
       const from = await this.deps.store.getCheckpoint(p.name);
       const sub = this.store.subscribeToAll({
         fromPosition: from,
-        batchSize: 500,
+        batchSize: p.batchSize ?? 500,
         // The store filters by type, so a batch holds only events this projection handles; the checkpoint
         // is the last applied event (a restart re-reads nothing but skipped event types).
         types: p.eventTypes,

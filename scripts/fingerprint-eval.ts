@@ -15,6 +15,8 @@ import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
 import { buildCylinders, matchCylinders, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import { errorRates, rocPoints } from '../domain/fingerprint/metrics.ts';
+import { checkExtraction } from '../models/fingerprint/jobs.ts';
+import { MIN_CYLINDERS } from '../domain/fingerprint/use-cases.ts';
 import sharp from 'sharp';
 
 export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
@@ -43,11 +45,17 @@ async function main(): Promise<void> {
         const bytes = readFileSync(join(root, db, name));
         const img = await decodeFingerprint(new Uint8Array(bytes), FVC_PPI[db]);
         const t0 = performance.now();
-        const { template } = extractMinutiae(img);
+        const { template, stats } = extractMinutiae(img);
         const c = buildCylinders(template);
         times.push(performance.now() - t0);
         counts.push(template.minutiae.length);
-        if (c.n < 4) failed.push(name);
+        // Enrollment would fail: the job's checks (blank, not a fingerprint, < 8 minutiae) or < MIN_CYLINDERS cylinders.
+        try {
+          checkExtraction(template, stats);
+          if (c.n < MIN_CYLINDERS) failed.push(`${name} (${c.n} cylinders)`);
+        } catch (error) {
+          failed.push(`${name} (${(error as { code?: string }).code})`);
+        }
         cyl.set(`${db}/${name}`, c);
       }
     }

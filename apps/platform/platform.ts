@@ -36,7 +36,7 @@ import { webhookEventsStream } from '../../domain/webhooks/catalog.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
 import { TenancyView } from './tenancy-view.ts';
-import { UsageRecorder, UsageWriterThread, inlineUsageSink, isUsageOnlyProjection, type UsageSink } from './usage-recorder.ts';
+import { UsageRecorder, UsageWriterThread, inlineUsageSink, readsUsageEvents, type UsageSink } from './usage-recorder.ts';
 import type { AdapterSelection, AnyCapability, CapabilityManifest, Platform, PlatformOverrides, ProcessKind } from './types.ts';
 
 export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
@@ -151,7 +151,7 @@ class SelloPlatform implements Platform {
         () =>
           new ProjectionRunner(
             this.events,
-            projectionsOf(this.capabilities).filter((p) => !(this.usageThread && isUsageOnlyProjection(p))),
+            projectionsOf(this.capabilities).filter((p) => !(this.usageThread && readsUsageEvents(p))),
             { store: this.readModels, vectorIndex: this.vectorIndex },
             (name, error) => this.log.error({ err: error, projection: name }, 'projection failed; it will retry'),
             this.usageThread ? () => this.usage.catchUp() : undefined,

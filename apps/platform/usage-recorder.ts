@@ -6,12 +6,14 @@ import type { EventStore } from '../../infra/ports/event-store.ts';
 import { usageStream, type ApiCallRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../../projections/projection.ts';
 
-/** Event types of the usage stream (what a usage-only projection may list). */
-const USAGE_EVENT_TYPES: readonly string[] = ['ApiCallRecorded'];
-
-/** A projection that reads usage events only, so the usage-writer thread can run it (`usage-events`). */
-export function isUsageOnlyProjection(p: Projection): boolean {
-  return p.eventTypes.length > 0 && p.eventTypes.every((t) => USAGE_EVENT_TYPES.includes(t));
+/**
+ * A projection that reads usage events (`ApiCallRecorded`: `usage-events`, `usage-analytics`): in an API
+ * process with `USAGE_WRITER=thread` it runs on the usage-writer thread, which also feeds it the other
+ * event types it lists from the log, so the HTTP thread never reads a call's usage event back. Such a
+ * projection may write the read-model store only (the thread gives it no vector index).
+ */
+export function readsUsageEvents(p: Projection): boolean {
+  return p.eventTypes.includes('ApiCallRecorded');
 }
 
 /** Appends calls as `ApiCallRecorded` events, one append per tenant stream (`usage-<tenantId>`). */

@@ -1,9 +1,9 @@
 /**
  * The usage-writer thread of an API process (see `UsageWriterThread` in `./usage-writer.ts`): it
  * appends the `ApiCallRecorded` batches the main thread posts, with its own connection to the event
- * store, and runs the projections that read nothing but usage events (e.g. `usage-events`) against its
- * own connection to the read models, so neither the SQLite writes nor the projection of a call's usage
- * event run on the thread that serves HTTP.
+ * store, and runs the projections that read usage events (`usage-events`, `usage-analytics`; see
+ * `readsUsageEvents`) against its own connection to the read models, so neither the SQLite writes
+ * nor the projection of a call's usage event run on the thread that serves HTTP.
  *
  * Messages in: `{ id, op: 'append', calls }`, `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
  * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
@@ -14,7 +14,7 @@ import { createEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels } from '../../infra/read-models/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
-import { appendUsage, isUsageOnlyProjection } from './usage-recorder.ts';
+import { appendUsage, readsUsageEvents } from './usage-recorder.ts';
 import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 
@@ -23,10 +23,10 @@ type Message = { id: number; op: 'append'; calls: ApiCallRecorded['data'][] } | 
 const config = (workerData as { config: Config }).config;
 const events = createEventStore(config);
 const readModels = createReadModels(config);
-const projections = projectionsOf(capabilities).filter(isUsageOnlyProjection);
+const projections = projectionsOf(capabilities).filter(readsUsageEvents);
 const noVectorIndex = new Proxy({} as VectorIndex, {
   get() {
-    throw new Error('a usage-only projection may not use the vector index');
+    throw new Error('a projection of usage events may not use the vector index (it runs on the usage-writer thread)');
   },
 });
 const runner = new ProjectionRunner(events, projections, { store: readModels, vectorIndex: noVectorIndex }, (name, error) =>

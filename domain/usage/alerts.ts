@@ -134,7 +134,10 @@ export function normaliseAlert(input: AlertInput, base?: { name: string; conditi
     throw new UsageError('invalid_alert', message, { field });
   };
   const name = input.name === undefined ? base?.name : input.name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 200) bad('name', 'name must be a non-empty string of at most 200 characters');
+  // No control characters: the name goes into e-mail subjects and the page.
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
+    bad('name', 'name must be a non-empty string of at most 200 characters without control characters');
+  }
   if (input.type !== undefined && input.type !== 'threshold') bad('type', "type must be 'threshold'");
   const c = input.condition ?? {};
   const metric = c.metric === undefined ? base?.condition.metric : c.metric;

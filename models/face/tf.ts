@@ -33,6 +33,17 @@ export function loadTf(): Promise<Tf> {
   return ready;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let originalConcat: any = null;
+
+/** Puts the wasm backend's own `Concat` kernel back (benchmarks compare both in one run); no-op if not replaced. */
+export function restoreOriginalConcat(tf: Tf): void {
+  if (!originalConcat) return;
+  tf.unregisterKernel('Concat', 'wasm');
+  tf.registerKernel(originalConcat);
+  originalConcat = null;
+}
+
 /** Counts of {@link installFastConcat}'s element-wise path, for tests: how often it ran. */
 export const concatStats = { elementwise: 0 };
 
@@ -49,6 +60,7 @@ export const concatStats = { elementwise: 0 };
 export function installFastConcat(tf: Tf): void {
   const original = tf.getKernel('Concat', 'wasm');
   if (!original || original.kernelFunc.fastConcat) return;
+  originalConcat = original;
   const kernelFunc = (args: { inputs: Array<{ shape: number[]; dtype: string; dataId: unknown }>; backend: Tf; attrs: { axis: number } }) => {
     const { inputs, backend, attrs } = args;
     const { util, backend_util: bu } = tf;

@@ -145,5 +145,12 @@ export async function usageCollections(store: ReadModelStore): Promise<UsageColl
   };
 }
 
+/**
+ * The `endpoint` of a tenant's total rollups: every call is counted under its endpoint AND under `*`, so
+ * queries without an endpoint filter (statistics, the real-time series, the page, exports) read one row
+ * per bucket instead of one per endpoint.
+ */
+export const ALL_ENDPOINTS = '*';
+
 export const rollupId = (tenant: string, grain: string, bucket: string, endpoint: string) => `${tenant}|${grain}|${bucket}|${endpoint}`;
 export const monthId = (tenant: string, month: string) => `${tenant}|${month}`;

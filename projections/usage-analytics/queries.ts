@@ -9,7 +9,7 @@ import { availableCredits } from '../../domain/credits/credits.ts';
 import { serviceGroup } from '../../domain/usage/usage.ts';
 import { decomposeRange, floorTo, iso, monthKey, monthStart } from '../../domain/usage/time.ts';
 import { usageEventsCollection, type UsageRecord } from '../usage-events/usage-events.ts';
-import { monthId, usageCollections, type Rollup } from './model.ts';
+import { ALL_ENDPOINTS, monthId, usageCollections, type Rollup } from './model.ts';
 import { toCreditState } from './projection.ts';
 
 /** `12.5%`: one decimal. */
@@ -76,10 +76,12 @@ export async function rangeStatistics(store: ReadModelStore, tenantId: string, f
   const raw = await usageEventsCollection(store);
   const acc: Acc = { calls: 0, rtSum: 0, rtMin: Infinity, rtMax: -Infinity, codes: {} };
   if (endpoints !== null && endpoints.length === 0) return acc;
-  const endpointFilter: Filter = endpoints === null ? {} : { endpoint: { $in: endpoints } };
+  // Bucket rows: the tenant's totals (`*`) without a filter; raw rows: every row without a filter.
+  const bucketFilter: Filter = endpoints === null ? { endpoint: ALL_ENDPOINTS } : { endpoint: { $in: endpoints } };
+  const rawFilter: Filter = endpoints === null ? {} : { endpoint: { $in: endpoints } };
   for (const piece of decomposeRange(from, toExclusive)) {
     if (piece.kind === 'raw') {
-      const rows = await raw.find({ tenant_id: tenantId, created_at: { $gte: iso(piece.from), $lt: iso(piece.to) }, ...endpointFilter });
+      const rows = await raw.find({ tenant_id: tenantId, created_at: { $gte: iso(piece.from), $lt: iso(piece.to) }, ...rawFilter });
       for (const r of rows) {
         acc.calls += 1;
         acc.rtSum += r.response_time;
@@ -88,7 +90,7 @@ export async function rangeStatistics(store: ReadModelStore, tenantId: string, f
         acc.codes[String(r.status_code)] = (acc.codes[String(r.status_code)] ?? 0) + 1;
       }
     } else {
-      const rows: Rollup[] = await cols.rollups.find({ tenant_id: tenantId, grain: piece.grain, bucket: { $gte: iso(piece.from), $lt: iso(piece.to) }, ...endpointFilter });
+      const rows: Rollup[] = await cols.rollups.find({ tenant_id: tenantId, grain: piece.grain, bucket: { $gte: iso(piece.from), $lt: iso(piece.to) }, ...bucketFilter });
       for (const r of rows) {
         acc.calls += r.calls;
         acc.rtSum += r.rt_sum;
@@ -159,9 +161,8 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
   const count = Math.ceil(REALTIME_WINDOWS[window] / REALTIME_INTERVALS[interval]);
   const first = lastBucket - (count - 1) * step;
   const grain = interval === '1h' ? 'h' : 'm';
-  const rows = await cols.rollups.find({ tenant_id: tenantId, grain, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
+  const rows = await cols.rollups.find({ tenant_id: tenantId, grain, endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
   const points = Array.from({ length: count }, (_, i) => ({ t: first + i * step, calls: 0, errors: 0, rt: 0 }));
-  const byEndpoint: Record<string, number> = {};
   let lastFive = 0;
   for (const r of rows) {
     const ms = Date.parse(r.bucket);
@@ -170,13 +171,13 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
     p.calls += r.calls;
     p.errors += r.errors;
     p.rt += r.rt_sum;
-    byEndpoint[r.endpoint] = (byEndpoint[r.endpoint] ?? 0) + r.calls;
     if (grain === 'm' && ms > floorTo(nowMs, 60_000) - 5 * 60_000) lastFive += r.calls;
   }
   if (grain === 'h') {
-    const recent = await cols.rollups.find({ tenant_id: tenantId, grain: 'm', bucket: { $gt: iso(floorTo(nowMs, 60_000) - 5 * 60_000) } });
+    const recent = await cols.rollups.find({ tenant_id: tenantId, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gt: iso(floorTo(nowMs, 60_000) - 5 * 60_000) } });
     lastFive = recent.reduce((s, r) => s + r.calls, 0);
   }
+  const byEndpoint = await callsByEndpoint(store, tenantId, first, nowMs + 1);
   const total = points.reduce((s, p) => s + p.calls, 0);
   const errors = points.reduce((s, p) => s + p.errors, 0);
   const rtSum = points.reduce((s, p) => s + p.rt, 0);
@@ -194,6 +195,21 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
     window,
     interval,
   };
+}
+
+/** Calls per endpoint in [from, toExclusive), exact, from the per-endpoint rollups (coarsest that fit) and raw edges. */
+async function callsByEndpoint(store: ReadModelStore, tenantId: string, from: number, toExclusive: number): Promise<Record<string, number>> {
+  const cols = await usageCollections(store);
+  const raw = await usageEventsCollection(store);
+  const out: Record<string, number> = {};
+  for (const piece of decomposeRange(from, toExclusive)) {
+    const rows =
+      piece.kind === 'raw'
+        ? await raw.find({ tenant_id: tenantId, created_at: { $gte: iso(piece.from), $lt: iso(piece.to) } })
+        : await cols.rollups.find({ tenant_id: tenantId, grain: piece.grain, endpoint: { $ne: ALL_ENDPOINTS }, bucket: { $gte: iso(piece.from), $lt: iso(piece.to) } });
+    for (const r of rows) out[r.endpoint] = (out[r.endpoint] ?? 0) + ('calls' in r ? (r.calls as number) : 1);
+  }
+  return out;
 }
 
 /** Days of committed credits the burn rate averages over. */

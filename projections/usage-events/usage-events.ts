@@ -37,6 +37,7 @@ export const usageEventsProjection: Projection = {
   name: 'usage-events',
   collections: [USAGE_COLLECTION],
   eventTypes: ['ApiCallRecorded'],
+  batchSize: 2000,
   async apply(events: readonly RecordedEvent[], { store }) {
     const c = await usageEventsCollection(store);
     const rows: Array<readonly [string, UsageRecord]> = [];

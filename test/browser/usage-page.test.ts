@@ -151,8 +151,10 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     expect(branded).toContain('Banco &lt;Norte&gt;');
     expect(branded).toContain('--brand: #0a7d33');
     expect(branded).toContain('src="https://cdn.example.com/logo.png"');
+    expect(renderUsagePage(view, { logoUrl: '/api/deployments/dep_1/logo' })).toContain('src="/api/deployments/dep_1/logo"');
     const hostile = renderUsagePage(view, { primaryColor: 'red; } body { display:none', logoUrl: 'javascript:alert(1)' });
     expect(hostile).toContain('--brand: #1f6feb');
     expect(hostile).not.toContain('javascript:');
+    expect(renderUsagePage(view, { logoUrl: '//evil.example/x.png' })).not.toContain('evil.example');
   });
 });

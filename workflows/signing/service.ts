@@ -40,7 +40,6 @@ import { inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
 import { checkSignature, findSignatures } from '../../domain/signing/pades.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
-import { DEFAULT_BRANDING, type Branding } from './emails.ts';
 
 export interface SigningSettings {
   /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
@@ -63,8 +62,6 @@ export interface SigningDeps {
   linkKey: () => Buffer;
   catchUp: () => Promise<void>;
   settings: SigningSettings;
-  /** White-label branding of a tenant's signing pages and e-mails; Sello's when absent. */
-  branding?: (tenantId: string) => Promise<Branding | undefined>;
 }
 
 export interface CreateInput {
@@ -185,10 +182,6 @@ export function createSigningService(deps: SigningDeps) {
     load,
     /** The platform clock's now (epoch ms). */
     now: () => clock.now(),
-    /** Branding of `tenantId`'s pages and e-mails (the one place a white-label deployment plugs in). */
-    async branding(tenantId: string): Promise<Branding> {
-      return (await deps.branding?.(tenantId)) ?? DEFAULT_BRANDING;
-    },
 
     /** `POST /v1/signing/documents` (and `/v1/signing/create`): validates the PDF and signers; status `draft`. */
     async create(input: CreateInput) {

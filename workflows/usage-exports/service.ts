@@ -27,7 +27,7 @@ import { UsageError } from '../../domain/usage/errors.ts';
 import type { PlanName } from '../../domain/plans/plans.ts';
 import { iso, parseUsageDate } from '../../domain/usage/time.ts';
 import { usageEventsCollection, type UsageRecord } from '../../projections/usage-events/usage-events.ts';
-import { usageCollections } from '../../projections/usage-analytics/model.ts';
+import { ALL_ENDPOINTS, usageCollections } from '../../projections/usage-analytics/model.ts';
 import { rangeStatistics } from '../../projections/usage-analytics/queries.ts';
 import { exportsCollection, type ExportDoc } from '../../projections/usage-exports/index.ts';
 import { EXPORT_ACTIVITIES, exportProcess, type ExportInput, type WriteResult } from './process.ts';
@@ -71,20 +71,30 @@ export async function* usageRows(store: ReadModelStore, tenantId: string, from: 
   const H = 3_600_000;
   const perBucket = async (grain: 'h' | 'm', a: number, b: number) => {
     const step = grain === 'h' ? H : 60_000;
-    const rows = await cols.rollups.find({ tenant_id: tenantId, grain, bucket: { $gte: iso(Math.floor(a / step) * step), $lt: iso(b) } });
+    const rows = await cols.rollups.find({ tenant_id: tenantId, grain, endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(Math.floor(a / step) * step), $lt: iso(b) } });
     const counts = new Map<number, number>();
     for (const r of rows) counts.set(Date.parse(r.bucket), (counts.get(Date.parse(r.bucket)) ?? 0) + r.calls);
     return [...counts].sort((x, y) => x[0] - y[0]);
   };
   const read = (a: number, b: number, offset = 0, limit?: number) =>
     raw.find({ tenant_id: tenantId, created_at: { $gte: iso(a), $lt: iso(b) } }, { sort: [{ field: 'created_at', order: 'asc' }], ...(limit ? { limit, offset } : {}) });
+  // Quiet hours are read together: consecutive hours are merged into one query while their rows fit a page.
+  let chunk: { a: number; b: number; n: number } | null = null;
   for (const [hour, n] of await perBucket('h', from, toExclusive)) {
     const a = Math.max(hour, from);
     const b = Math.min(hour + H, toExclusive);
     if (n <= EXPORT_PAGE_ROWS) {
-      yield* await read(a, b);
+      if (chunk && chunk.n + n <= EXPORT_PAGE_ROWS) {
+        chunk.b = b;
+        chunk.n += n;
+        continue;
+      }
+      if (chunk) yield* await read(chunk.a, chunk.b);
+      chunk = { a, b, n };
       continue;
     }
+    if (chunk) yield* await read(chunk.a, chunk.b);
+    chunk = null;
     for (const [minute, m] of await perBucket('m', a, b)) {
       const ma = Math.max(minute, a);
       const mb = Math.min(minute + 60_000, b);
@@ -99,6 +109,7 @@ export async function* usageRows(store: ReadModelStore, tenantId: string, from: 
       }
     }
   }
+  if (chunk) yield* await read(chunk.a, chunk.b);
 }
 
 /** The export's lines: a header then one record per row (CSV), or one JSON object per line (`jsonl`). */

@@ -45,13 +45,17 @@ const toRecorded = (r: Row): RecordedEvent => ({
  * stream_revision)` constraint plus an explicit revision check inside the transaction.
  *
  * Subscriptions learn of appends made in this process at once and of commits by another process (the
- * operator CLI) within milliseconds: the folder of the file is watched (inotify on Linux) and a change
- * whose `PRAGMA data_version` moved (it moves only for other connections' commits) wakes them; the poll
- * (`pollMs`) remains the fallback where file watching is unavailable.
+ * operator CLI, the API's usage-writer thread) within milliseconds: the folder of the file is watched
+ * (inotify on Linux) and a change whose `PRAGMA data_version` moved (it moves only for other connections'
+ * commits) wakes them; the poll (`pollMs`) remains the fallback where file watching is unavailable.
+ * Either way only the subscriptions that follow one of the new events' types are woken.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly wakers = new Set<() => void>();
+  /** Subscriptions to wake on new events, with the event types they follow (undefined: all). */
+  private readonly wakers = new Map<() => void, ReadonlySet<string> | undefined>();
+  /** Global position up to which other connections' commits were looked at (foreign-commit wakes). */
+  private foreignSeen = 0;
   /** Prepared type-filtered reads, one per number of types. */
   private readonly typed = new Map<string, Database.Statement<unknown[], Row>>();
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
@@ -102,6 +106,9 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
       head: this.db.prepare<[], { pos: number | null }>('SELECT MAX(global_position) AS pos FROM events'),
+      typesSince: this.db.prepare<[number], { type: string; pos: number }>(
+        'SELECT type, MAX(global_position) AS pos FROM events WHERE global_position > ? GROUP BY type',
+      ),
     };
     const tx = this.db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
       const current = this.stmts.current.get(stream)?.rev ?? null;
@@ -139,7 +146,7 @@ export class SqliteEventStore implements EventStore {
       }
       throw error;
     }
-    for (const wake of this.wakers) wake();
+    this.wake(new Set(events.map((e) => e.type)));
     return result;
   }
 
@@ -173,6 +180,7 @@ export class SqliteEventStore implements EventStore {
     if (this.watcher || this.file === ':memory:' || this.options.watch === false) return;
     const base = basename(this.file);
     this.dataVersion = this.readDataVersion();
+    this.foreignSeen = this.stmts.head.get()?.pos ?? 0;
     try {
       this.watcher = watch(dirname(this.file), { persistent: false }, (_event, name) => {
         if (name !== null && !String(name).startsWith(base)) return;
@@ -192,12 +200,28 @@ export class SqliteEventStore implements EventStore {
       const v = this.readDataVersion();
       if (v !== this.dataVersion) {
         this.dataVersion = v;
-        for (const wake of this.wakers) wake();
+        // One query for the types committed since the last look, instead of one head read and one typed
+        // read per subscription: only the subscriptions that follow one of them are woken.
+        const from = this.foreignSeen;
+        const rows = this.stmts.typesSince.all(from);
+        this.foreignSeen = Math.max(from, ...rows.map((r) => r.pos));
+        if (rows.length) this.wake(new Set(rows.map((r) => r.type)));
       }
       this.foreignChecks -= 1;
       if (this.foreignChecks > 0) this.scheduleForeignCheck(this.foreignChecks === 2 ? 5 : 20);
     }, ms);
     this.foreignTimer.unref();
+  }
+
+  /** Wakes the subscriptions that follow one of `types` (or every type). */
+  private wake(types: ReadonlySet<string>): void {
+    for (const [wake, follows] of this.wakers) {
+      if (!follows) wake();
+      else for (const t of types) if (follows.has(t)) {
+        wake();
+        break;
+      }
+    }
   }
 
   private readDataVersion(): number {
@@ -218,7 +242,7 @@ export class SqliteEventStore implements EventStore {
       () => this.headPosition(),
       options,
       (wake) => {
-        this.wakers.add(wake);
+        this.wakers.set(wake, options.types && options.types.length > 0 ? new Set(options.types) : undefined);
         return () => this.wakers.delete(wake);
       },
       this.pollMs,

@@ -88,5 +88,5 @@ describe('signing audit trail for auditors', () => {
 
     const missing = cli(['signing', 'audit', '--document', 'doc_000000000000000000000000']);
     expect(missing.status).toBe(64);
-  }, 180_000);
+  }, 300_000);
 });

@@ -70,6 +70,7 @@ describe('create: validation, permissions, credits', () => {
     expectError(await create(pdf, { signers: '[]' }), 400, 'invalid_signer');
     expectError(await create(pdf, { signers: JSON.stringify([{ email: 'a@example.com', name: 'A' }, { email: 'A@example.com', name: 'B' }]) }), 400, 'invalid_signer');
     expectError(await create(pdf, { title: '' }), 400, 'validation_error');
+    expectError(await create(pdf, { notify_email: 'boss at example' }), 400, 'validation_error');
     expectError(await create(pdf, { expiry_date: '2026-02-30' }), 400, 'validation_error');
     expectError(await create(pdf, { expiry_date: '2001-01-01' }), 400, 'invalid_expiry_date');
     const outOfRange = await create(pdf, { signers: JSON.stringify([{ email: 'a@example.com', name: 'A', fields: [{ page: 3, x: 10, y: 10, width: 100, height: 40 }] }]) });

@@ -39,6 +39,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
       await rx?.close();
       cert?.dispose();
     });
@@ -100,6 +101,7 @@ for (const v of variants) {
         { ...body, notification: { webhook_url: 'http://example.com/hook' } },
         { ...body, notification: { email: 'not-an-address' } },
         { ...body, name: '' },
+        { ...body, name: 'x\r\nBcc: victim@example.com' },
         { ...body, type: 'anomaly' },
       ];
       for (const b of invalid) {
@@ -127,6 +129,9 @@ for (const v of variants) {
 
       for (let i = 0; i < 3; i++) await call('POST', '/v1/test/priced', t.key); // 3997 left: not below
       expect((await call('GET', `/v1/usage/alerts/${id}`, t.key)).body.data.state).toBe('armed');
+      // A failed call reserves a credit (3996 for a moment) and releases it: a transient dip does not fire.
+      expect((await call('POST', '/v1/test/fails', t.key)).status).toBe(400);
+      expect((await call('GET', `/v1/usage/alerts/${id}`, t.key)).body.data.triggered_count).toBe(0);
       await call('POST', '/v1/test/priced', t.key); // 3996: fires
       await call('POST', '/v1/test/priced', t.key); // 3995: still below, no second firing
       await eventually(() => received().length >= 1, 10_000, 'first alert webhook');

@@ -42,6 +42,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
     });
 
     function call(ms: number, i: number): ApiCallRecorded['data'] {

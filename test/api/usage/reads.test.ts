@@ -28,6 +28,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
     });
 
     const settle = async () => {
@@ -93,6 +94,8 @@ for (const v of variants) {
       expect(cr.status).toBe(200);
       expect(cr.body.data.total_used).toBe(3);
       expect(cr.body.data.remaining).toBe(19997);
+      const balance = (await get('/v1/credits/balance')).body;
+      expect(balance.data?.available_credits ?? balance.available_credits).toBe(cr.body.data.remaining);
       expect(cr.body.data.usage_by_service).toEqual({ test: 3 });
       expect(cr.body.data.estimated_monthly_burn).toBe(Math.round((3 / 7) * 30));
       expect(cr.body.data.days_remaining).toBe(Math.floor(19997 / (3 / 7)));
@@ -224,3 +227,26 @@ for (const v of variants) {
     });
   });
 }
+
+describe('usage routes in the OpenAPI document', () => {
+  it('lists every /v1/usage operation with its parameters, and hides the page routes', async () => {
+    const { startTestServer: start } = await import('../../helpers/server.ts');
+    const s = await start();
+    try {
+      const doc = (await (await s.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, any>> };
+      const ops = Object.entries(doc.paths).flatMap(([p, m]) => (p.startsWith('/v1/usage') ? Object.keys(m).map((x) => `${x.toUpperCase()} ${p}`) : []));
+      expect(ops.sort()).toEqual(
+        [
+          'GET /v1/usage/summary', 'GET /v1/usage/stats', 'GET /v1/usage/realtime', 'GET /v1/usage/credits',
+          'POST /v1/usage/alerts', 'GET /v1/usage/alerts', 'GET /v1/usage/alerts/{alert_id}', 'PUT /v1/usage/alerts/{alert_id}', 'DELETE /v1/usage/alerts/{alert_id}',
+          'POST /v1/usage/export', 'GET /v1/usage/export/{export_id}', 'GET /v1/usage/export/{export_id}/download',
+        ].sort(),
+      );
+      const stats = doc.paths['/v1/usage/stats']!.get;
+      expect(stats.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['end_date', 'endpoint', 'limit', 'page', 'start_date']);
+      expect(Object.keys(doc.paths).some((p) => p.startsWith('/dashboard'))).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+});

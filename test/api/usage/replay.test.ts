@@ -24,6 +24,7 @@ for (const v of variants) {
     });
     afterAll(async () => {
       await s?.close();
+      await v.cleanup();
     });
 
     it('replays the log (what `npm run cli -- replay` runs) into the same documents and the same /summary, /stats, /realtime, /credits and alert answers', async () => {
@@ -78,3 +79,46 @@ for (const v of variants) {
     });
   });
 }
+
+describe('`npm run cli -- replay` (a separate process) rebuilds the same usage documents (SQLite)', () => {
+  it('replays the log of a stopped server into identical documents', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { SqliteReadModelStore } = await import('../../../infra/read-models/sqlite/sqlite-read-models.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'sello-usage-cli-replay-'));
+    const clock = new ManualClock(Date.UTC(2026, 10, 20, 12));
+    const s = await startTestServer({ config: { DATA_DIR: dir }, overrides: { clock }, extend: (app) => registerTestRoutes(app) });
+    const t = await s.tenantWithKey('basic');
+    await s.fetch('/v1/usage/alerts', { method: 'POST', key: t.key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'low', condition: { metric: 'credits_remaining', operator: 'lt', value: 3995 }, notification: { email: 'a@example.com' } }) });
+    for (let i = 0; i < 12; i++) {
+      await s.fetch(i % 3 ? '/v1/test/priced' : '/v1/test/fails', { method: 'POST', key: t.key });
+      clock.advance(29_000);
+    }
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+    await s.close();
+    const collections = [usageEventsProjection, usageAnalyticsProjection, usageExportsProjection].flatMap((p) => p.collections);
+    const snapshot = async () => {
+      const rm = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
+      const out: Record<string, unknown[]> = {};
+      for (const c of collections) {
+        const docs = await (await rm.collection(c)).find(undefined);
+        out[c] = c === 'usage_alert_outbox' ? docs.map((d) => ({ ...d, status: null })) : docs;
+      }
+      await rm.close();
+      return out;
+    };
+    const before = await snapshot();
+    expect((before.usage_alerts![0] as { triggered_count: number }).triggered_count).toBe(1);
+    const { stdout } = await promisify(execFile)(process.execPath, ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', 'replay'], {
+      env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    });
+    const report = JSON.parse(stdout.trim());
+    expect(report.projections['usage-analytics'].usage_alerts).toBe(1);
+    expect(await snapshot()).toEqual(before);
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+});

@@ -3,7 +3,7 @@ import type { ApiApp } from '../../types.ts';
 import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { ApiError } from '../../errors.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
-import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, originOf, parseExpiresIn, parseSigners } from './shared.ts';
+import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, originOf, parseExpiresIn, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateAltBody = z.object({
   document: z.string().min(1).describe('The PDF, base64 (a `data:application/pdf;base64,` prefix is accepted)'),
@@ -50,7 +50,7 @@ export function registerCreateAlt(app: ApiApp, service: SigningService): void {
           title: body.title ?? body.signers[0]?.title ?? 'Document',
           description: body.description ?? null,
           message: body.message ?? body.signers[0]?.message ?? null,
-          notifyEmail: body.notify_email ?? null,
+          notifyEmail: parseNotifyEmail(body.notify_email),
           expiresAt: parseExpiresIn(body.expires_in, Date.now()),
           fileName: 'document.pdf',
           pdf,

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.ts';
 import { readMultipart } from '../../multipart.ts';
 import { singleField } from '../../forms.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
-import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, originOf, parseExpiryDate, parseSigners } from './shared.ts';
+import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, originOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateDocumentResponse = z.object({ success: z.literal(true), data: DocumentView });
 
@@ -48,7 +48,7 @@ export function registerCreateDocument(app: ApiApp, service: SigningService): vo
         throw new ApiError(400, 'invalid_signer', 'signers must be a JSON array', { field: 'signers' });
       }
       const signers = parseSigners(rawSigners);
-      const notify = singleField(fields, 'notify_email')?.trim() || null;
+      const notify = parseNotifyEmail(singleField(fields, 'notify_email'));
       const data = await mapSigningErrors(() =>
         service.create({
           tenantId: request.auth!.tenantId,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../../../domain/signing/errors.ts';
+import { isValidEmail } from '../../../../domain/signing/decide.ts';
 
 /** Runs `fn`, rendering a {@link SigningError} as the structured error of its code and status. */
 export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
@@ -75,6 +76,17 @@ export function parseExpiresIn(v: string | undefined, now: number): string | nul
   const n = m ? Number(m[1]) : 0;
   if (!m || n < 1 || (m[2] === 'd' && n > 365) || (m[2] === 'h' && n > 8760)) throw new ApiError(400, 'validation_error', 'expires_in must look like `7d` (1-365 days) or `48h`', { field: 'expires_in', value: v });
   return new Date(now + n * (m[2] === 'd' ? 86_400_000 : 3_600_000)).toISOString();
+}
+
+/**
+ * `notify_email` (where declines are mailed), checked like a signer's address.
+ * @throws ApiError 400 `validation_error` when it is not an e-mail address.
+ */
+export function parseNotifyEmail(v: string | undefined | null): string | null {
+  const t = v?.trim();
+  if (!t) return null;
+  if (!isValidEmail(t)) throw new ApiError(400, 'validation_error', 'notify_email must be an e-mail address', { field: 'notify_email' });
+  return t;
 }
 
 /** The public origin of a request (for links when PUBLIC_BASE_URL is unset). */

@@ -19,7 +19,7 @@ import {
 import { iso, monthStart, floorTo } from '../../../../domain/usage/time.ts';
 import { PLANS } from '../../../../domain/plans/plans.ts';
 import { listAlerts, usageCredits, usageSummary } from '../../../../projections/usage-analytics/queries.ts';
-import { usageCollections } from '../../../../projections/usage-analytics/model.ts';
+import { ALL_ENDPOINTS, usageCollections } from '../../../../projections/usage-analytics/model.ts';
 import { ALERT_OPERATORS } from '../../../../domain/usage/alerts.ts';
 import { renderUsagePage, type Branding, type UsagePageView } from './page.ts';
 
@@ -60,7 +60,7 @@ export async function usagePageView(platform: Platform, tenantId: string): Promi
   const cols = await usageCollections(store);
   const today = floorTo(now, DAY);
   const first = today - 29 * DAY;
-  const days = await cols.rollups.find({ tenant_id: tenantId, grain: 'd', bucket: { $gte: iso(first) } });
+  const days = await cols.rollups.find({ tenant_id: tenantId, grain: 'd', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first) } });
   const daily = Array.from({ length: 30 }, (_, i) => ({ day: iso(first + i * DAY).slice(0, 10), calls: 0, errors: 0 }));
   for (const r of days) {
     const d = daily[Math.round((Date.parse(r.bucket) - first) / DAY)];
@@ -122,7 +122,9 @@ function messagePage(title: string, text: string): string {
 /**
  * `GET /dashboard/login?token=` (one-time link from the CLI: sets the session cookie, 303 to the page),
  * `GET /dashboard/usage` (the page; session cookie, or `Authorization: Bearer <dashboard JWT>` as the
- * e-mail routes accept) and the page's two scripts. `branding` is the white-label hook (issue 15).
+ * e-mail routes accept) and the page's two scripts. `branding` is the white-label hook (issue 15): the
+ * page's company name, colour and logo for its tenant and request; unsafe or missing values fall back to
+ * Sello's (`safeBranding`).
  */
 export function registerUsageDashboard(
   app: ApiApp,

@@ -6,7 +6,10 @@
  * (the page's Content-Security-Policy allows scripts from the server itself only).
  */
 
-/** White-label parameters of the page. `primaryColor` is a CSS hex colour; `logoUrl` an http(s) URL or null. */
+/**
+ * White-label parameters of the page. `primaryColor` is a CSS hex colour; `logoUrl` an http(s) URL, a
+ * path on this service (`/api/deployments/<id>/logo`), or null for the text mark.
+ */
 export interface Branding {
   companyName: string;
   primaryColor: string;
@@ -39,8 +42,9 @@ const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').re
 /** A branding with unsafe values replaced by Sello's (the colour goes into CSS, the logo into an attribute). */
 export function safeBranding(b: Partial<Branding> = {}): Branding {
   const color = b.primaryColor && /^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/.test(b.primaryColor) ? b.primaryColor : SELLO_BRANDING.primaryColor;
-  // An http(s) URL, or a same-origin path (a white-label deployment's stored logo, `/api/deployments/<id>/logo`).
-  const logo = b.logoUrl && (/^https?:\/\/[^\s"'<>]+$/.test(b.logoUrl) || /^\/[A-Za-z0-9/_.-]+$/.test(b.logoUrl)) ? b.logoUrl : null;
+  // An http(s) URL, or a same-origin path (a white-label deployment's stored logo, `/api/deployments/<id>/logo`;
+  // not `//host/...`, which browsers read as another origin).
+  const logo = b.logoUrl && (/^https?:\/\/[^\s"'<>]+$/.test(b.logoUrl) || /^\/(?!\/)[A-Za-z0-9/_.-]+$/.test(b.logoUrl)) ? b.logoUrl : null;
   const name = b.companyName?.trim() ? b.companyName.trim().slice(0, 100) : SELLO_BRANDING.companyName;
   return { companyName: name, primaryColor: color, logoUrl: logo };
 }
