@@ -36,9 +36,11 @@ const { values: args } = parseArgs({
     progress: { type: 'string', default: '0' },
     rotate180: { type: 'boolean', default: false },
     plain: { type: 'boolean', default: false },
+    'rec-batch': { type: 'string' },
   },
 });
 if (args.engine === 'paddle') setOcrSettings({ spanishReread: false });
+if (args['rec-batch']) setOcrSettings({ recBatch: Number(args['rec-batch']) });
 /** The route's job queue stand-in: the worker's own handlers, one job at a time. */
 const runJob: RunReadPageJob = serially((type, input) => handlers[type](input));
 const sharp = (await import('sharp')).default;

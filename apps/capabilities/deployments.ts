@@ -2,6 +2,7 @@
 import { deploymentsProjection } from '../../projections/deployments/index.ts';
 import { createDeploymentsRuntime, type DeploymentsRuntime } from '../../workflows/deployments/runtime.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
+import type { LogoFetcherOptions } from '../../workflows/deployments/logo.ts';
 
 /**
  * Use cases: the deployment service (routes) and the branding service (`brandingForTenant`,
@@ -23,6 +24,8 @@ export const deploymentsCapability: CapabilityManifest<DeploymentsRuntime> = {
       catchUp: () => platform.projections.catchUp(),
       secretKey: () => platform.secrets.deploymentSecretKey(),
       logoTimeoutMs: platform.config.DEPLOYMENT_LOGO_TIMEOUT_MS,
+      // Tests reach a loopback HTTPS server this way; no configuration variable can set it.
+      testLogoFetch: platform.capabilityTestOptions.deployments?.logoFetch as LogoFetcherOptions | undefined,
       publicBaseUrl: platform.config.PUBLIC_BASE_URL,
       logger: platform.log,
     }),

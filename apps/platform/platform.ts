@@ -37,7 +37,7 @@ import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
 import { TenancyView } from './tenancy-view.ts';
 import { UsageRecorder, UsageWriterThread, inlineUsageSink, readsUsageEvents, type UsageSink } from './usage-recorder.ts';
-import type { AdapterSelection, AnyCapability, CapabilityManifest, Platform, PlatformOverrides, ProcessKind } from './types.ts';
+import type { AdapterSelection, AnyCapability, CapabilityManifest, CapabilityName, Platform, PlatformOverrides, ProcessKind } from './types.ts';
 
 export type { Platform, PlatformOverrides, ProcessKind } from './types.ts';
 
@@ -105,6 +105,7 @@ class SelloPlatform implements Platform {
   readonly adapters: AdapterSelection;
   readonly log: Logger;
   readonly clock: Clock;
+  readonly capabilityTestOptions: Partial<Record<CapabilityName, Record<string, unknown>>>;
   readonly capabilities: readonly AnyCapability[] = capabilities;
   /** This boot of this process (a random id): the holder recorded on its credit reservations. */
   readonly incarnation = `inc_${randomUUID().replace(/-/g, '')}`;
@@ -128,6 +129,7 @@ class SelloPlatform implements Platform {
     this.usageThread = kind === 'api' && config.USAGE_WRITER === 'thread' && !overrides.events && !overrides.readModels;
     this.log = overrides.log ?? createLogger(config);
     this.clock = overrides.clock ?? { now: () => Date.now() };
+    this.capabilityTestOptions = overrides.capabilityTestOptions ?? {};
     const clock = this.clock;
     this.ports = {
       events: lazy<EventStore>(() => overrides.events ?? createEventStore(config)),

@@ -55,6 +55,11 @@ export interface PlatformOverrides {
   jobs?: JobQueue;
   clock?: Clock;
   log?: Logger;
+  /**
+   * Test-only options of capabilities, by capability name (e.g. `deployments.logoFetch`: the loopback
+   * allowance and CA of a test HTTPS server). Never read from configuration: production has none.
+   */
+  capabilityTestOptions?: Partial<Record<CapabilityName, Record<string, unknown>>>;
 }
 
 /**
@@ -67,6 +72,8 @@ export interface Platform {
   readonly config: Config;
   readonly log: Logger;
   readonly clock: Clock;
+  /** {@link PlatformOverrides.capabilityTestOptions} (empty outside tests). */
+  readonly capabilityTestOptions: Partial<Record<CapabilityName, Record<string, unknown>>>;
   /** Which adapter each port uses (decided from configuration; nothing is opened to answer). */
   readonly adapters: AdapterSelection;
   readonly events: EventStore;

@@ -26,6 +26,9 @@ export interface TextLine {
   ctc?: CtcMatrix;
 }
 
+/** Crops per recogniser run by default (PaddleOCR's `rec_batch_num`; sorted by width, padded to the widest of the batch). */
+export const RECOGNITION_BATCH = 6;
+
 /** Processor name and version reported in results (`method`). */
 export const PADDLE_ENGINE = 'paddleocr-ppocrv4-onnx@1.4.2';
 
@@ -45,6 +48,8 @@ export interface ReadOptions {
   filter?: (quad: Quad, all: readonly Quad[]) => boolean;
   /** Keep each line's CTC posteriors in `TextLine.ctc` (default false). */
   keepMatrices?: boolean;
+  /** Crops per recogniser run (default {@link RECOGNITION_BATCH}). */
+  batch?: number;
 }
 
 /** Detector + recogniser pair. Create once per worker with {@link PaddleOcr.load}. */
@@ -84,7 +89,7 @@ export class PaddleOcr {
       const all = kept;
       kept = all.filter((q) => options.filter!(q, all));
     }
-    const mats = await this.recognizeMatrices(img, kept);
+    const mats = await this.recognizeMatrices(img, kept, { batch: options.batch });
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
       const m = mats[i]!;
@@ -131,7 +136,7 @@ export class PaddleOcr {
    * the CTC posterior matrix of each: `probs[t * classes + k]` is P(class k at time step t), class 0 the
    * CTC blank and class k >= 1 the character `dictionary[k - 1]`; a time step covers 8 px of the crop.
    */
-  async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number } = {}): Promise<CtcMatrix[]> {
+  async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number; batch?: number } = {}): Promise<CtcMatrix[]> {
     const maxWidth = options.maxWidth ?? 1280;
     const crops = quads.map((q) => {
       const qw = dist(q[0], q[1]);
@@ -141,7 +146,7 @@ export class PaddleOcr {
     });
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
     const results: CtcMatrix[] = new Array(crops.length);
-    const batch = 6;
+    const batch = options.batch ?? RECOGNITION_BATCH;
     for (let s = 0; s < order.length; s += batch) {
       const idx = order.slice(s, s + batch);
       const maxW = Math.max(...idx.map((i) => crops[i]!.width));

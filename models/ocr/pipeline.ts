@@ -112,10 +112,10 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   if (options.mrzFirst) {
     // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
     // recognise those first and fall back to every box only when they do not hold MRZ text.
-    raw = await ocr.read(img.image, { detMaxSide, filter: (q, all) => isMrzShaped(q, all), keepMatrices: true });
-    if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide });
+    raw = await ocr.read(img.image, { detMaxSide, filter: (q, all) => isMrzShaped(q, all), keepMatrices: true, batch: settings.recBatch });
+    if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide, batch: settings.recBatch });
   } else {
-    raw = await ocr.read(img.image, { detMaxSide });
+    raw = await ocr.read(img.image, { detMaxSide, batch: settings.recBatch });
   }
   const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   // MRZ rows are left out of the vote: the classifier often calls OCR-B `<<<` rows 180, and a row that

@@ -29,6 +29,13 @@ export interface OcrSettings {
    * read again as whole rows, tried in this order (`mrz-row-reread.ts`; chosen on passports, docs/ocr.md).
    */
   mrzRowScales: readonly number[];
+  /**
+   * Crops per recogniser run of a page read (default 6, PaddleOCR's `rec_batch_num`). Measured on 34 pages
+   * (2026-11-25, docs/ocr.md "OCR time"): batch 1 costs a third less CPU (no padding to the batch's widest
+   * crop; SVTR mixes the whole row, so padding is computed) and changes 10 % of the lines' text (mostly word
+   * spaces); not the default until its field accuracy is measured (`scripts/ocr-eval.ts --rec-batch 1`).
+   */
+  recBatch: number;
 }
 
 /** Today's production behaviour. */
@@ -38,6 +45,7 @@ export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
   spanishReread: true,
   mrzDecoder: 'constrained',
   mrzRowScales: Object.freeze([1.3, 1, 1.15, 1.45, 1.6]),
+  recBatch: 6,
 });
 
 let current: Readonly<OcrSettings> = DEFAULT_OCR_SETTINGS;
@@ -56,6 +64,7 @@ export function setOcrSettings(patch: Partial<OcrSettings>): void {
   const next = { ...current, ...patch };
   if (!Number.isInteger(next.onnxThreads) || next.onnxThreads < 1) throw new RangeError(`onnxThreads must be a positive integer, got ${next.onnxThreads}`);
   if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
+  if (!Number.isInteger(next.recBatch) || next.recBatch < 1) throw new RangeError(`recBatch must be a positive integer, got ${next.recBatch}`);
   if (!next.mrzRowScales.length || !next.mrzRowScales.every((s) => Number.isFinite(s) && s > 0)) throw new RangeError(`mrzRowScales must be positive numbers, got ${next.mrzRowScales.join(',')}`);
   current = Object.freeze({ ...next, mrzRowScales: Object.freeze([...next.mrzRowScales]) });
 }
@@ -81,5 +90,6 @@ export function settingsFromConfig(config: Partial<OcrConfig>): OcrSettings {
     spanishReread: config.OCR_SPANISH_REREAD === undefined ? d.spanishReread : config.OCR_SPANISH_REREAD !== '0',
     mrzDecoder: config.OCR_MRZ_DECODER ?? d.mrzDecoder,
     mrzRowScales: config.OCR_MRZ_ROW_SCALES ?? d.mrzRowScales,
+    recBatch: d.recBatch,
   };
 }

@@ -55,8 +55,7 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
     logos = await startLogoServer(cert);
     const logo = await makeLogo();
     logos.on('/logo.png', () => ({ status: 200, body: logo, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, JWT_SECRET } });
-    s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, JWT_SECRET }, overrides: { capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert } } } } });
     userDataDir = mkdtempSync(path.join(tmpdir(), 'sello-chromium-'));
   }, 60_000);
   afterAll(async () => {

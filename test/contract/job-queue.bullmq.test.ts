@@ -16,7 +16,8 @@ function stack(options: { maxQueue?: number; attempts?: number; threads?: number
   const p = prefix();
   const pool = new WorkerPoolJobQueue({ threads: options.threads ?? 2, workerFile: WORKER_ENTRY });
   const consumer = options.consumer === false ? null : new BullMqConsumer({ url, prefix: p, concurrency: options.threads ?? 2, run: runOnPool(pool), lockMs: 5000 });
-  const producer = new BullMqJobQueue({ url, prefix: p, maxQueue: options.maxQueue, attempts: options.attempts, timeoutMs: 20_000 });
+  // The first job boots a worker thread (tsx + platform): slow on a loaded machine.
+  const producer = new BullMqJobQueue({ url, prefix: p, maxQueue: options.maxQueue, attempts: options.attempts, timeoutMs: 120_000 });
   const queue: JobQueue = {
     run: (t, i, o) => producer.run(t, i, o),
     stats: () => producer.stats(),
@@ -43,7 +44,12 @@ if (!reachable) {
     it('answers queue_full at once when too many jobs wait (no consumer running)', async () => {
       const s = stack({ maxQueue: 3, consumer: false });
       opened.push(s.queue);
-      const waiting = Array.from({ length: 3 }, () => s.queue.run('system.health', {}, { timeoutMs: 1500 }).catch((e: unknown) => e));
+      const waiting = Array.from({ length: 3 }, () => s.queue.run('system.health', {}, { timeoutMs: 4000 }).catch((e: unknown) => e));
+      // Until the three are in Redis, then past the producer's 250 ms cache of the waiting count.
+      const { Queue } = await import('bullmq');
+      const probe = new Queue('inference', { connection: { url }, prefix: s.prefix });
+      await expect.poll(() => probe.getWaitingCount(), { timeout: 3000 }).toBe(3);
+      await probe.close();
       await new Promise((r) => setTimeout(r, 300));
       const t0 = Date.now();
       const error = await s.queue.run('system.health', {}).catch((e: unknown) => e);

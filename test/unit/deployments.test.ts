@@ -161,3 +161,82 @@ describe('deployment aggregate', () => {
     expect(s!.history.map((h) => `${h.run}:${h.step}:${h.outcome}`)).toEqual(['1:tenant:completed', '1:api_keys:failed']);
   });
 });
+
+describe('branding handed to the signing and usage renderers', async () => {
+  const { forEmail, forPage, DEFAULT_BRANDING } = await import('../../workflows/deployments/branding.ts');
+  const { renderMessagePage } = await import('../../apps/api/routes/signing/page-render.ts');
+  const { safeBranding } = await import('../../apps/api/routes/usage/page.ts');
+  const deployment = { ...DEFAULT_BRANDING, deploymentId: 'dep_1', companyName: 'Acme <b>', primaryColor: '#8B7500', logoPath: '/api/deployments/dep_1/logo', logoUrl: null, colorAdjusted: true };
+  const fallback = { companyName: 'Sello', primaryColor: '#1f4fd1', logoUrl: null };
+
+  it('pages get the same-origin logo path, e-mails only an absolute URL, no deployment keeps the fallback', () => {
+    expect(forPage(deployment, fallback)).toEqual({ companyName: 'Acme <b>', primaryColor: '#8B7500', logoUrl: '/api/deployments/dep_1/logo' });
+    expect(forEmail(deployment, fallback).logoUrl).toBeNull();
+    expect(forEmail({ ...deployment, logoUrl: 'https://api.example/api/deployments/dep_1/logo' }, fallback).logoUrl).toBe('https://api.example/api/deployments/dep_1/logo');
+    expect(forPage(DEFAULT_BRANDING, fallback)).toBe(fallback);
+  });
+
+  it('renderers show a same-origin logo and escape the name, but refuse protocol-relative URLs', () => {
+    const html = renderMessagePage({ title: 't', nonce: 'n', heading: 'h', text: 'x', branding: forPage(deployment, fallback) });
+    expect(html).toContain('<img src="/api/deployments/dep_1/logo" alt="Acme &lt;b&gt;"');
+    expect(html).not.toContain('<b>');
+    const evil = renderMessagePage({ title: 't', nonce: 'n', heading: 'h', text: 'x', branding: { ...fallback, logoUrl: '//evil.example/x.png' } });
+    expect(evil).not.toContain('evil.example');
+    expect(safeBranding({ logoUrl: '/api/deployments/dep_1/logo' }).logoUrl).toBe('/api/deployments/dep_1/logo');
+    expect(safeBranding({ logoUrl: '//evil.example/x.png' }).logoUrl).toBeNull();
+  });
+});
+
+describe('provisioning activities are idempotent (in-memory event store, local blob store)', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { randomBytes } = await import('node:crypto');
+  const { MemoryEventStore } = await import('../../infra/event-store/memory/memory-event-store.ts');
+  const { LocalDirBlobStore } = await import('../../infra/blob-store/local-dir/local-dir-blob-store.ts');
+  const { createSecretBox } = await import('../../domain/webhooks/secret-box.ts');
+  const { formatApiKey, hashApiKey } = await import('../../domain/tenancy/api-key.ts');
+  const { provisionedIds, deploymentStream } = await import('../../domain/deployments/deployment.ts');
+  const { createDeploymentActivities, sealedKeyBlob } = await import('../../workflows/deployments/activities.ts');
+
+  it('re-registers a key sealed before a crash, and never creates a second tenant or key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sello-dep-act-'));
+    try {
+      const store = new MemoryEventStore();
+      const blobs = new LocalDirBlobStore(dir);
+      const secrets = createSecretBox(randomBytes(32));
+      const noFetch = { fetch: async () => { throw new StepFailure('logo_unreachable', 'offline'); }, close: async () => undefined };
+      const acts = createDeploymentActivities({ eventStore: store, blobs, secrets, logoFetcher: () => noFetch, clock: { now: () => Date.UTC(2026, 0, 1) } });
+      const id = 'dep_0123456789abcdef0123456789abcdef';
+      const base = { deployment_id: id, tenant_id: 'ten_owner' };
+      await store.append(deploymentStream(id), [
+        { type: 'deployment.created', data: { ...base, client_id: 'c', client_name: 'Client', domain: 'a.mx', domain_unicode: 'a.mx', platform: 'web', environment: 'production', plan: 'basic', config: { primaryColor: '#000000', logo: 'https://a.mx/l.png', companyName: 'C' }, created_at: 't' } },
+        { type: 'deployment.provisioning.requested', data: { ...base, run: 1, reason: 'created', from_step: 'tenant', at: 't' } },
+      ]);
+      const ctx = { workflowId: 'w', activityId: 'a' };
+      const step = (run: number, s: string) => acts['deployments.step']!({ deploymentId: id, run, step: s }, ctx) as Promise<{ outcome: string }>;
+      expect(await step(1, 'tenant')).toEqual({ outcome: 'completed' });
+      // A crash after the key was sealed, before its hash was registered: the sealed copy is there.
+      const ids = provisionedIds(id);
+      const known = formatApiKey(randomBytes(32), false);
+      await blobs.put(sealedKeyBlob(id, ids.liveKeyId), Buffer.from(secrets.seal(known, ids.liveKeyId)));
+      expect(await step(1, 'api_keys')).toEqual({ outcome: 'completed' });
+      expect(await step(1, 'api_keys')).toEqual({ outcome: 'completed' }); // already done: no new events
+      expect(await step(1, 'branding')).toEqual({ outcome: 'failed' });
+      // Run 2 from the tenant step (as if everything were repeated): still one tenant, two keys.
+      await store.append(deploymentStream(id), [{ type: 'deployment.provisioning.requested', data: { ...base, run: 2, reason: 'retry', from_step: 'tenant', at: 't' } }]);
+      expect(await step(2, 'tenant')).toEqual({ outcome: 'completed' });
+      expect(await step(2, 'api_keys')).toEqual({ outcome: 'completed' });
+      expect(await step(1, 'branding')).toEqual({ outcome: 'superseded' }); // an old run's late step does nothing
+      const all = await store.readAll();
+      expect(all.filter((e) => e.type === 'TenantCreated')).toHaveLength(1);
+      const keys = all.filter((e) => e.type === 'ApiKeyCreated');
+      expect(keys).toHaveLength(2);
+      expect(keys.find((e) => (e.data as { key_id: string }).key_id === ids.liveKeyId)!.data).toMatchObject({ key_hash: hashApiKey(known), tenant_id: ids.tenantId });
+      const failed = all.filter((e) => e.type === 'deployment.step.failed').map((e) => e.data as { step: string; code: string });
+      expect(failed).toEqual([expect.objectContaining({ step: 'branding', code: 'logo_unreachable' })]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -88,4 +88,17 @@ describe('WorkerPoolJobQueue (one worker thread)', () => {
     expect(full.length).toBe(1);
     await slow;
   }, 60_000);
+
+  it('answers a running job past its deadline at once, without terminating its thread (a thread killed inside native inference aborts the process)', async () => {
+    const before = await queue.run<object, { threadId: number }>('system.health', {});
+    const t0 = Date.now();
+    const error = await queue.run('system.sleep', { ms: 1500 }, { timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobTimeoutError);
+    expect(Date.now() - t0).toBeLessThan(1200);
+    // the late job keeps its thread: the next job waits for it and runs on the same, never-replaced thread
+    const after = await queue.run<object, { threadId: number }>('system.health', {});
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1400);
+    expect(after.threadId).toBe(before.threadId);
+    expect(queue.stats()).toMatchObject({ queued: 0, running: 0 });
+  }, 60_000);
 });

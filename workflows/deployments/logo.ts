@@ -28,7 +28,7 @@ export interface LogoFetcherOptions {
   timeoutMs?: number;
   /**
    * CIDRs exempt from the SSRF guard. NOT a configuration setting: production fetches only public
-   * addresses. Tests pass `127.0.0.0/8` through {@link overrideLogoFetcher}-style injection.
+   * addresses. Tests pass `127.0.0.0/8` through `PlatformOverrides.capabilityTestOptions`.
    */
   allowCidrs?: string;
   /** PEM of extra trusted CAs (tests: the loopback server's self-signed certificate). */

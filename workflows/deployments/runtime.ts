@@ -20,6 +20,8 @@ export interface DeploymentsRuntimeDeps {
   /** 32-byte key sealing issued keys until revealed (`platform.secrets.deploymentSecretKey()`). */
   secretKey: () => Buffer;
   logoTimeoutMs: number;
+  /** TESTS ONLY: the logo fetch's loopback allowance and extra CA (from `PlatformOverrides.capabilityTestOptions`). */
+  testLogoFetch?: LogoFetcherOptions;
   publicBaseUrl?: string;
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
@@ -33,17 +35,12 @@ export interface DeploymentsRuntime {
   /** Resolves once every provisioning request in the log has its workflow started. */
   starterCaughtUp(): Promise<void>;
   stop(): Promise<void>;
-  /**
-   * Replaces the logo fetcher's network policy. TESTS ONLY (a loopback HTTPS server with a self-signed
-   * certificate): production never calls it, and no configuration variable reaches it.
-   */
-  overrideLogoFetcher(options: LogoFetcherOptions): void;
 }
 
 /** Wires the deployments capability: service (routes), branding lookups, provisioning workflows, starter. */
 export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): DeploymentsRuntime {
   let fetcher: LogoFetcher | null = null;
-  const logoFetcher = () => (fetcher ??= createLogoFetcher({ timeoutMs: deps.logoTimeoutMs }));
+  const logoFetcher = () => (fetcher ??= createLogoFetcher({ timeoutMs: deps.logoTimeoutMs, ...deps.testLogoFetch }));
   let box: ReturnType<typeof createSecretBox> | null = null;
   // The key is read on first use, so processes that never provision never create the key file.
   const secrets = {
@@ -91,10 +88,6 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
       starter = null;
       await fetcher?.close();
       fetcher = null;
-    },
-    overrideLogoFetcher(options) {
-      void fetcher?.close();
-      fetcher = createLogoFetcher({ timeoutMs: deps.logoTimeoutMs, ...options });
     },
   };
 }

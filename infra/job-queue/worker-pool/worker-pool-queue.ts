@@ -118,7 +118,14 @@ export class WorkerPoolJobQueue implements JobQueue {
     try {
       let envelope: Envelope;
       try {
-        envelope = (await this.gate.run(() => this.pool.run({ type: jobType, input }, { signal: controller.signal }), controller.signal)) as Envelope;
+        // The signal removes a job that is still waiting, but never reaches piscina: aborting a running
+        // task terminates its thread, and a thread terminated inside onnxruntime's native code aborts the
+        // whole process ("terminate called after throwing an instance of 'Napi::Error'", seen with a slow
+        // OCR job). A job past its deadline is answered at once with JobTimeoutError and keeps its thread
+        // (and its gate slot, so no other job is started on a busy thread) until it returns; its result
+        // is dropped.
+        const work = this.gate.run(() => this.pool.run({ type: jobType, input }), controller.signal);
+        envelope = (await untilAborted(work, controller.signal)) as Envelope;
       } catch (error) {
         if (controller.signal.aborted && controller.signal.reason instanceof JobTimeoutError) throw controller.signal.reason;
         if (error instanceof QueueFullError || (error instanceof Error && /queue is at limit/i.test(error.message))) {
@@ -142,4 +149,18 @@ export class WorkerPoolJobQueue implements JobQueue {
   async close(): Promise<void> {
     await this.pool.destroy();
   }
+}
+
+/**
+ * Settles like `work`, or rejects with `signal.reason` as soon as `signal` aborts (the work goes on and
+ * its outcome is ignored).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

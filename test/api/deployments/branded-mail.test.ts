@@ -38,8 +38,10 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     logos = await startLogoServer(cert);
     const png = await makePng(200, 60, { r: 200, g: 30, b: 90 });
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, PUBLIC_BASE_URL: PUBLIC }, overrides: { clock } });
-    s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert });
+    s = await startTestServer({
+      config: { WORKFLOW_POLL_MS: 20, PUBLIC_BASE_URL: PUBLIC },
+      overrides: { clock, capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert } } } },
+    });
   }, 60_000);
   afterAll(async () => {
     await s?.close();
@@ -96,6 +98,12 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     expect(page).toContain('Aseguradora Mail');
     expect(page).toContain(`/api/deployments/${depId}/logo`);
     expect(await getWithHost(`${s.url}/sign/${docId}`, 'example.org')).not.toContain('Aseguradora Mail');
+    // The usage page's public sign-in page too.
+    const signIn = await getWithHost(`${s.url}/dashboard/usage`, 'firma.aseguradora-mail.mx');
+    expect(signIn).toContain('Sign in to see your usage');
+    expect(signIn).toContain('Aseguradora Mail');
+    expect(signIn).toContain(`/api/deployments/${depId}/logo`);
+    expect(await getWithHost(`${s.url}/dashboard/usage`, 'example.org')).not.toContain('Aseguradora Mail');
   }, 120_000);
 
   it('a tenant without a deployment keeps Sello\'s branding', async () => {

@@ -58,9 +58,11 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     logos = await startLogoServer(cert);
     png = await makePng(240, 80);
     logos.on('/logo.png', () => ({ status: 200, body: png, type: 'image/png' }));
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...variant.config() } });
     // Test-only allowance: loopback and the test CA. Production config has no way to set these.
-    s.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 });
+    s = await startTestServer({
+      config: { WORKFLOW_POLL_MS: 20, ...variant.config() },
+      overrides: { capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8,::1/128', caCertsPem: cert.cert, timeoutMs: 5_000 } } } },
+    });
     ownerTenant = await s.createTenant('pro');
     admin = (await s.createKey(ownerTenant, ['read', 'write', 'admin'])).key;
     readWrite = (await s.createKey(ownerTenant, ['read', 'write'])).key;
@@ -278,6 +280,29 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     await expectFail('/logo.svg', 'logo_unsupported_type');
     await expectFail('/huge.png', 'logo_too_large');
     await expectFail('/wide.png', 'logo_too_big');
+  }, 120_000);
+
+  it('moves a deployment to another domain: the old one is free again, the new one brands', async () => {
+    const b = body();
+    const rec = ((await (await create(b)).json()) as { data: Rec }).data;
+    await eventually(async () => (await status(rec.id)).data.status === 'active', 30_000, 'active');
+    const taken = `taken-${Math.random().toString(36).slice(2, 8)}.ejemplo.mx`;
+    expect((await create({ ...body(), domain: taken }, otherAdmin)).status).toBe(201);
+    const clash = await s.fetch(`/api/deployments/${rec.id}`, { method: 'PUT', key: admin, ...json({ domain: taken }) });
+    expect(clash.status).toBe(409);
+    expect(((await clash.json()) as { error: { code: string } }).error.code).toBe('domain_taken');
+    const bad = await s.fetch(`/api/deployments/${rec.id}`, { method: 'PUT', key: admin, ...json({ config: { primaryColor: 'blue' } }) });
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_color');
+    const moved = `moved-${Math.random().toString(36).slice(2, 8)}.ejemplo.mx`;
+    const res = await s.fetch(`/api/deployments/${rec.id}`, { method: 'PUT', key: admin, ...json({ domain: moved, clientName: 'Renamed', environment: 'staging' }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Rec & { clientName: string; environment: string } }).data).toMatchObject({ domain: moved, clientName: 'Renamed', environment: 'staging', status: 'active', run: 1 });
+    // The old domain can be taken by another tenant now.
+    expect((await create({ ...body(), domain: b.domain }, otherAdmin)).status).toBe(201);
+    await s.ctx.projections.catchUp();
+    const branding = s.ctx.use(deploymentsCapability).branding;
+    expect((await branding.brandingForHost(moved)).deploymentId).toBe(rec.id);
+    expect((await branding.brandingForHost(b.domain)).deploymentId).not.toBe(rec.id);
   }, 120_000);
 
   it('isolates tenants: another tenant cannot see or change a deployment', async () => {

@@ -18,8 +18,10 @@ describe('deployment provisioning survives a restart of the service', () => {
   let s: TestServer | null = null;
 
   const start = async () => {
-    const server = await startTestServer({ config: { DATA_DIR: dataDir, WORKFLOW_POLL_MS: 20 } });
-    server.ctx.use(deploymentsCapability).overrideLogoFetcher({ allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert, timeoutMs: 12_000 });
+    const server = await startTestServer({
+      config: { DATA_DIR: dataDir, WORKFLOW_POLL_MS: 20 },
+      overrides: { capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert, timeoutMs: 12_000 } } } },
+    });
     return server;
   };
 

@@ -33,8 +33,8 @@ describe('readiness', () => {
   beforeAll(async () => {
     gate = gatedStore();
     s = await startTestServer({ overrides: { events: gate.store } });
-  });
-  afterAll(async () => s?.close());
+  }, 120_000);
+  afterAll(async () => s?.close(), 60_000);
 
   it('GET /ready answers 503 with Retry-After until the projections caught up, then 200; /v1/status reports it', async () => {
     const { key } = await s.tenantWithKey('pro');
@@ -47,5 +47,5 @@ describe('readiness', () => {
     gate.open();
     await expect.poll(async () => (await fetch(`${s.url}/ready`)).status, { timeout: 10_000 }).toBe(200);
     expect(await (await fetch(`${s.url}/ready`)).json()).toEqual({ ready: true });
-  });
+  }, 60_000);
 });

@@ -21,7 +21,7 @@ import { PLANS } from '../../../../domain/plans/plans.ts';
 import { listAlerts, usageCredits, usageSummary } from '../../../../projections/usage-analytics/queries.ts';
 import { ALL_ENDPOINTS, usageCollections } from '../../../../projections/usage-analytics/model.ts';
 import { ALERT_OPERATORS } from '../../../../domain/usage/alerts.ts';
-import { renderUsagePage, type Branding, type UsagePageView } from './page.ts';
+import { renderUsagePage, safeBranding, type Branding, type UsagePageView } from './page.ts';
 
 const COOKIE = 'sello_dashboard';
 const DAY = 86_400_000;
@@ -114,9 +114,12 @@ export async function usagePageView(platform: Platform, tenantId: string): Promi
   };
 }
 
-function messagePage(title: string, text: string): string {
+function messagePage(title: string, text: string, branding: Partial<Branding> = {}): string {
   const e = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)}</title></head><body style="font:16px system-ui;max-width:560px;margin:60px auto;color:#1b1f24"><h1 style="font-size:22px">${e(title)}</h1><p>${e(text)}</p></body></html>`;
+  // White-label (issue 15): a sign-in page answered to a deployment's domain carries its name, colour and logo.
+  const b = safeBranding(branding);
+  const mark = b.logoUrl ? `<img src="${e(b.logoUrl)}" alt="${e(b.companyName)}" height="32">` : `<strong style="font-size:19px;color:${b.primaryColor}">${e(b.companyName)}</strong>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)} · ${e(b.companyName)}</title></head><body style="font:16px system-ui;max-width:560px;margin:60px auto;color:#1b1f24"><header style="border-bottom:3px solid ${b.primaryColor};padding-bottom:10px">${mark}</header><h1 style="font-size:22px">${e(title)}</h1><p>${e(text)}</p></body></html>`;
 }
 
 /**
@@ -129,7 +132,8 @@ function messagePage(title: string, text: string): string {
 export function registerUsageDashboard(
   app: ApiApp,
   platform: Platform,
-  branding: (tenantId: string, request: FastifyRequest) => Partial<Branding> | Promise<Partial<Branding>> = () => ({}),
+  /** White-label hook: `tenantId` null on the public sign-in pages (branded by the request's Host). */
+  branding: (tenantId: string | null, request: FastifyRequest) => Partial<Branding> | Promise<Partial<Branding>> = () => ({}),
 ): void {
   const sessionKey = createHmac('sha256', platform.secrets.webhookSecretKey()).update('sello/dashboard-session/v1').digest();
   const authenticator = new Authenticator(platform.tenancy, platform.config);
@@ -166,7 +170,7 @@ export function registerUsageDashboard(
     handler: async (request, reply) => {
       const token = (request.query as { token?: string }).token ?? '';
       const parsed = parseDashboardToken(token);
-      const refuse = () => html(reply, 401, messagePage('This sign-in link cannot be used', 'It is invalid, has expired or was already used. Ask for a new one (npm run cli -- dashboard link --tenant ID).'));
+      const refuse = async () => html(reply, 401, messagePage('This sign-in link cannot be used', 'It is invalid, has expired or was already used. Ask for a new one (npm run cli -- dashboard link --tenant ID).', await branding(null, request)));
       if (!parsed) return refuse();
       const stream = dashboardLinkStream(parsed.linkId);
       const { events, currentRevision } = await platform.events.readStream(stream);
@@ -202,7 +206,7 @@ export function registerUsageDashboard(
     schema: { ...hidden },
     handler: async (request, reply) => {
       const tenantId = await sessionTenant(request);
-      if (!tenantId) return html(reply, 401, messagePage('Sign in to see your usage', 'Open a sign-in link (npm run cli -- dashboard link --tenant ID) or send a dashboard session token.'));
+      if (!tenantId) return html(reply, 401, messagePage('Sign in to see your usage', 'Open a sign-in link (npm run cli -- dashboard link --tenant ID) or send a dashboard session token.', await branding(null, request)));
       return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), await branding(tenantId, request)));
     },
   });
