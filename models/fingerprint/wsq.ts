@@ -458,14 +458,17 @@ function synth1d(src: Float64Array, dst: Float64Array, n: number, lo: Float64Arr
       extHi[i + PAD] = 0;
     }
   }
-  const lc = PAD - (lo.length - 1) / 2;
-  const hc = PAD - (hi.length - 1) / 2;
+  const lh = (lo.length - 1) / 2;
+  const hh = (hi.length - 1) / 2;
+  const lc = PAD - lh;
+  const hc = PAD - hh;
   const ll = lo.length;
   const hl = hi.length;
+  // Reflection keeps parity, so only taps landing on even (lowpass) or odd (highpass) positions count.
   for (let x = 0; x < n; x++) {
     let s = 0;
-    for (let j = 0; j < ll; j++) s += lo[j]! * extLo[x + j + lc]!;
-    for (let j = 0; j < hl; j++) s += hi[j]! * extHi[x + j + hc]!;
+    for (let j = (lh - x) & 1; j < ll; j += 2) s += lo[j]! * extLo[x + j + lc]!;
+    for (let j = (hh - x + 1) & 1; j < hl; j += 2) s += hi[j]! * extHi[x + j + hc]!;
     dst[x] = s;
   }
 }
