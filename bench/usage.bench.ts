@@ -29,6 +29,8 @@ import { PostgresReadModelStore } from '../infra/read-models/postgres/postgres-r
 import { SqliteEventStore } from '../infra/event-store/sqlite/sqlite-event-store.ts';
 
 const N = Number(process.env.N ?? 1_000_000);
+/** `ONLY_INGEST=1` runs phase 1 alone (to compare write-path changes quickly, in the same conditions). */
+const ONLY_INGEST = process.env.ONLY_INGEST === '1';
 const DB = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const ENDPOINTS = ['/v1/face/verify', '/v1/face/detect', '/v1/ocr/extract/id', '/v1/ocr/extract/document', '/v1/email/verify', '/v1/face-matching/search', '/v1/mex/renapo/get-curp', '/v1/signing/documents'];
 const DAY = 86_400_000;
@@ -93,6 +95,14 @@ async function main(): Promise<void> {
   const sizes = await pgc.query(`SELECT relname, n_live_tup FROM pg_stat_user_tables WHERE schemaname = $1 ORDER BY relname`, [schema]);
   console.log(`   tables: ${sizes.rows.map((r) => `${r.relname}=${r.n_live_tup}`).join(', ')}`);
   await pgc.query(`ANALYZE`).catch(() => undefined);
+  if (ONLY_INGEST) {
+    await app.close();
+    await platform.close();
+    await pgc.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pgc.end();
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
 
   // 2. /stats with filters.
   const statsTimes: number[] = [];

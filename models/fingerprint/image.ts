@@ -3,7 +3,7 @@
  *
  * - The format is judged from the bytes: PNG, JPEG and TIFF are decoded by `sharp` (libvips), BMP by
  *   {@link decodeBmp} (libvips has no BMP loader), WSQ by our decoder (`./wsq.ts`).
- * - Resolution: `dpi` when the caller declares it, else 500. The image is resampled to 500 ppi
+ * - Resolution: `dpi` when the caller declares it, else a WSQ file's NISTCOM `PPI` (250-1500), else 500. The image is resampled to 500 ppi
  *   (Lanczos 3) when it differs by more than 1%; FVC2002 DB2 is 569 ppi (FVC2002 report, Maio et al. 2002).
  * - Limits: 4,000,000 pixels before resampling (decompression bombs are refused by libvips'
  *   `limitInputPixels` before allocation), sides 100-2,000 px after it.
@@ -49,7 +49,8 @@ export async function decodeFingerprint(bytes: Uint8Array, dpi?: number): Promis
       else {
         const w = decodeWsq(bytes);
         gray = w;
-        if (dpi === undefined && w.ppi > 0) ppi = w.ppi;
+        // the NISTCOM `PPI` of a WSQ file, when plausible (a hostile value is ignored, 500 assumed)
+        if (dpi === undefined && w.ppi >= DPI_RANGE.min && w.ppi <= DPI_RANGE.max) ppi = w.ppi;
       }
     } catch (error) {
       const e = error as Error & { code?: string };

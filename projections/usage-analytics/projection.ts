@@ -89,6 +89,17 @@ export const usageAnalyticsProjection: Projection = {
     const tenantIds = [...new Set(events.map(tenantOf).filter((t): t is string => t !== null))];
     if (tenantIds.length === 0) return;
 
+    // ISO 8601 text of the bucket starts, once per bucket per batch instead of per event and grain (the
+    // same strings as iso(); Date#toISOString was a tenth of the projection's CPU in bench/usage.bench.ts).
+    const isoOfBucket = new Map<number, string>();
+    const bucketIso = (start: number): string => {
+      let text = isoOfBucket.get(start);
+      if (text === undefined) isoOfBucket.set(start, (text = iso(start)));
+      return text;
+    };
+    /** monthKey(ms): a UTC day starts at a multiple of 86,400,000 ms, so its month is the instant's. */
+    const monthOf = (ms: number): string => bucketIso(floorTo(ms, 86_400_000)).slice(0, 7);
+
     // --- load what this batch touches ----------------------------------------------------------------
     const rollupIds: string[] = [];
     const monthIds: string[] = [];
@@ -100,10 +111,10 @@ export const usageAnalyticsProjection: Projection = {
         const d = (e as unknown as ApiCallRecorded).data;
         const ms = Date.parse(d.created_at);
         for (const g of GRAINS) {
-          const bucket = iso(floorTo(ms, g.ms));
+          const bucket = bucketIso(floorTo(ms, g.ms));
           rollupIds.push(rollupId(t, g.name, bucket, d.endpoint), rollupId(t, g.name, bucket, ALL_ENDPOINTS));
         }
-        monthIds.push(monthId(t, monthKey(ms)));
+        monthIds.push(monthId(t, monthOf(ms)));
       } else if (e.type === 'CreditsCommitted') {
         dayIds.push(monthId(t, iso(eventTime(e)).slice(0, 10)));
       }
@@ -230,7 +241,7 @@ export const usageAnalyticsProjection: Projection = {
           const isError = d.status_code >= 400;
           const service = serviceGroup(d.endpoint);
           for (const g of GRAINS) {
-            const bucket = iso(floorTo(ms, g.ms));
+            const bucket = bucketIso(floorTo(ms, g.ms));
             for (const endpoint of [d.endpoint, ALL_ENDPOINTS]) {
               const id = rollupId(t, g.name, bucket, endpoint);
               let r = rollups.get(id);
@@ -247,9 +258,10 @@ export const usageAnalyticsProjection: Projection = {
               r.credits += d.credits_charged;
             }
           }
-          const mid = monthId(t, monthKey(ms));
+          const month = monthOf(ms);
+          const mid = monthId(t, month);
           let m = months.get(mid);
-          if (!m) months.set(mid, (m = { tenant_id: t, month: monthKey(ms), calls: 0, errors: 0, credits: 0, by_service: {} } satisfies MonthTotals));
+          if (!m) months.set(mid, (m = { tenant_id: t, month, calls: 0, errors: 0, credits: 0, by_service: {} } satisfies MonthTotals));
           m.calls += 1;
           if (isError) m.errors += 1;
           m.credits += d.credits_charged;

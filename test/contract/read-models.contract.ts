@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ReadModelStore } from '../../infra/ports/read-models.ts';
+import type { Doc, ReadModelStore } from '../../infra/ports/read-models.ts';
 
 interface Row extends Record<string, unknown> {
   tenant_id: string;
@@ -112,6 +112,42 @@ export function readModelContract(name: string, factory: () => Promise<ReadModel
       });
       expect((await c.get('y'))?.n).toBe(2);
       expect(await s.getCheckpoint(name)).toBe(11);
+    });
+
+    it('putMany keeps every JSON value exactly (quotes, backslashes, Unicode, nesting, numbers, ids with commas)', async () => {
+      const s = await open();
+      const c = await s.collection<Doc>(uniq('exact'));
+      const docs: Array<[string, Doc]> = [
+        ['a,"b"\\c {d}', { s: 'he said "hi"\\ {x,y} \n\t', u: 'ñ €  😀', nested: { a: [1, { b: null }], e: {} }, f: 0.1 + 0.2, big: 9007199254740991, neg: -1.5e-7, t: true }],
+        ['NULL', { s: 'NULL', empty: '', arr: [] }],
+        [' spaced id ', { n: 0 }],
+      ];
+      await c.putMany(docs);
+      const got = await c.getMany(docs.map(([id]) => id));
+      for (const [id, doc] of docs) expect(got.get(id)).toEqual(doc);
+    });
+
+    it('a checkpoint set inside a transaction is read back in it, commits with the batch, and several projections may checkpoint in one transaction', async () => {
+      const s = await open();
+      const a = uniq('cpa');
+      const b = uniq("cp'b");
+      await s.transaction(async (tx) => {
+        await tx.setCheckpoint(a, 5);
+        expect(await tx.getCheckpoint(a)).toBe(5);
+        await tx.setCheckpoint(a, 7);
+        await tx.setCheckpoint(b, 3);
+        expect(await tx.getCheckpoint(a)).toBe(7);
+        const c = await tx.collection<Row>(a);
+        await c.putMany([['k', { tenant_id: 't', n: 1, at: '', ok: true }]]);
+      });
+      expect(await s.getCheckpoint(a)).toBe(7);
+      expect(await s.getCheckpoint(b)).toBe(3);
+      expect((await (await s.collection<Row>(a)).get('k'))?.n).toBe(1);
+      // A later transaction moves it on; outside a transaction it is written at once.
+      await s.transaction(async (tx) => tx.setCheckpoint(a, 9));
+      expect(await s.getCheckpoint(a)).toBe(9);
+      await s.setCheckpoint(a, 12);
+      expect(await s.getCheckpoint(a)).toBe(12);
     });
 
     it('truncates collections for a replay', async () => {

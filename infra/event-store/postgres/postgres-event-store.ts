@@ -11,6 +11,7 @@ import {
   type Subscription,
 } from '../../ports/event-store.ts';
 import { pollingSubscription } from '../../shared/poller.ts';
+import { runLockedDdl } from '../../postgres/locked-ddl.ts';
 
 interface Row {
   global_position: string;
@@ -106,19 +107,7 @@ $fn$;
  * (serialised by an advisory lock). Used by `npm run cli -- migrate` and by {@link PostgresEventStore.create}.
  */
 export async function migratePostgresEventStore(pool: pg.Pool, schema: string): Promise<void> {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]);
-    await client.query(schemaSql(schema));
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  await runLockedDdl(pool, schema, MIGRATE_LOCK_CLASS, schemaSql(schema));
 }
 
 export interface PostgresEventStoreOptions {

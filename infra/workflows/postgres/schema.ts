@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { runLockedDdl } from '../../postgres/locked-ddl.ts';
 
 /** A PostgreSQL identifier the schema option accepts (checked before it is interpolated into DDL). */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
@@ -163,17 +164,5 @@ $fn$;
 
 /** Creates or upgrades the workflow tables in `schema` (idempotent; serialised by an advisory lock). */
 export async function migratePostgresWorkflows(pool: pg.Pool, schema: string): Promise<void> {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]);
-    await client.query(schemaSql(schema));
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  await runLockedDdl(pool, schema, MIGRATE_LOCK_CLASS, schemaSql(schema));
 }

@@ -206,9 +206,6 @@ describe.skipIf(!haveData)('fingerprint matching on real prints', () => {
       expect(r.status, probe).toBe(200);
       expect(r.body.candidates[0].subjectId, probe).toBe('afis-matching');
     }
-    // WSQ is recognised but not decoded yet (docs/fingerprint.md): a clear 400, never a 500.
-    const wsq = await post(B.key, '/v1/fingerprint-matching/search', { image: sample('wsq-original.wsq') });
-    expect(wsq.status).toBe(400);
-    expect(wsq.body.error).toMatchObject({ code: 'unsupported_format', details: { detected: 'wsq' } });
+    // WSQ: test/api/fingerprint/fingerprint-wsq.test.ts
   }, TIMEOUT);
 });

@@ -70,13 +70,13 @@ describe('signing across a crash', () => {
     const created = (await (await fetch(`${base}/v1/signing/documents`, { method: 'POST', body: form, headers: auth })).json()) as any;
     const id = created.data.document_id as string;
     expect((await fetch(`${base}/v1/signing/documents/${id}/send-invitations`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
-    const m1 = await waitFor(() => readOutbox(dataDir).find((m) => m.to.includes('one@example.com')), 60_000, 'first invitation');
+    const m1 = await waitFor(() => readOutbox(dataDir).find((m) => m.to.includes('one@example.com')), 180_000, 'first invitation');
     expect((await sign(base, linkOf(m1))).status).toBe(200);
     first.kill('SIGKILL'); // no graceful shutdown: whatever was in flight is lost with the process
     await new Promise((r) => first.once('exit', r));
 
     await startServer(port);
-    const m2 = await waitFor(() => readOutbox(dataDir).filter((m) => m.to.includes('two@example.com')).at(-1), 60_000, 'second invitation after restart');
+    const m2 = await waitFor(() => readOutbox(dataDir).filter((m) => m.to.includes('two@example.com')).at(-1), 180_000, 'second invitation after restart');
     expect((await sign(base, linkOf(m2))).status).toBe(200);
     const doc = (await (await fetch(`${base}/v1/signing/documents/${id}`, { headers: auth })).json()) as any;
     expect(doc.data.status).toBe('signed');
@@ -85,5 +85,5 @@ describe('signing across a crash', () => {
     expect(readOutbox(dataDir).filter((m) => m.to.includes('one@example.com'))).toHaveLength(1);
     const fin = await fetch(`${base}/v1/signing/documents/${id}/finalize`, { method: 'POST', headers: auth });
     expect(fin.status).toBe(200);
-  }, 300_000);
+  }, 600_000);
 });
