@@ -32,10 +32,20 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The environment of an embedded deployment: CI exports DATABASE_URL (for the PostgreSQL contract tests),
+ * which would select PostgreSQL read models shared with every other test, whose `signing-dispatch`
+ * checkpoint is ahead of this fresh SQLite log (the dispatcher then never sees the document).
+ */
+function embeddedEnv(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _unused, READ_MODELS: _r, ...rest } = process.env;
+  return rest;
+}
+
 async function startServer(port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP: 'false', LOG_LEVEL: 'silent', WORKFLOW_POLL_MS: '20', WORKER_THREADS: '1' },
+    env: { ...embeddedEnv(), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP: 'false', LOG_LEVEL: 'silent', WORKFLOW_POLL_MS: '20', WORKER_THREADS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
