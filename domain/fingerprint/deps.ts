@@ -1,6 +1,7 @@
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import type { GalleryCache } from './gallery.ts';
+import type { FingerprintTemplateEnrolled } from './events.ts';
 
 /** What the fingerprint-matching use cases need (ports only), plus the in-process gallery cache. */
 export interface FingerprintDeps {
@@ -19,22 +20,12 @@ export interface FingerprintDeps {
 /** Read-model collection of the templates (owned by `projections/fingerprint-templates`). */
 export const TEMPLATES_COLLECTION = 'fingerprint_templates';
 
-/** A listing document (one per template, kept after deletion with `is_active: false`). */
-export interface TemplateDoc {
-  [key: string]: unknown;
+/**
+ * A listing document (one per template, kept after deletion with `is_active: false`): the enrollment
+ * event's data (`template_id` as `id`) plus what deletions and verifications change.
+ */
+export type TemplateDoc = { [key: string]: unknown } & Omit<FingerprintTemplateEnrolled['data'], 'template_id'> & {
   id: string;
-  tenant_id: string;
-  subject_id: string;
-  finger_position: number;
-  width: number;
-  height: number;
-  minutiae_b64: string;
-  minutiae_count: number;
-  quality_score: number;
-  template_version: string;
-  source: 'image' | 'iso';
-  metadata: Record<string, unknown>;
-  created_at: string;
   is_active: boolean;
   deleted_at: string | null;
   verification_count: number;
@@ -43,6 +34,6 @@ export interface TemplateDoc {
   /** Global position of the last enrollment or deletion applied (the gallery cache syncs on it). */
   changed_position: number;
   last_verification_position: number;
-}
+};
 
 export const TEMPLATE_INDEXES = ['tenant_id', ['tenant_id', 'subject_id'], ['tenant_id', 'is_active'], ['tenant_id', 'changed_position']] as const;
