@@ -30,7 +30,7 @@ export class QueueFullError extends Error {
  * served right after the jobs of the requests that arrived before it (issue 18, item 5).
  */
 export class FifoGate {
-  private readonly waiting: Array<{ start: () => void; fail: (reason: unknown) => void }> = [];
+  private readonly waiting: Array<{ start: () => void }> = [];
   private running = 0;
 
   /**
@@ -63,7 +63,7 @@ export class FifoGate {
           this.next();
         });
       };
-      const entry = { start, fail: reject };
+      const entry = { start };
       const onAbort = () => {
         const i = this.waiting.indexOf(entry);
         if (i >= 0) { this.waiting.splice(i, 1); reject(signal!.reason); }
