@@ -92,3 +92,38 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   return server;
 }
+
+/** Fields of a multipart upload: strings as text fields, bytes as files named `<field>.<fileExtension>`. */
+export type FormFields = Record<string, string | Buffer | Uint8Array>;
+
+/** A `FormData` body from {@link FormFields} (the file names carry no meaning: formats are judged by content). */
+export function multipartForm(fields: FormFields, fileExtension = 'bin'): FormData {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v === 'string') f.set(k, v);
+    else f.set(k, new Blob([new Uint8Array(v)]), `${k}.${fileExtension}`);
+  }
+  return f;
+}
+
+/**
+ * JSON calls against a test server with a key: `post` sends a multipart form, `get` and `del` nothing.
+ * Each answers `{ status, body }` (`post` also the headers). `server` is read at call time, so it may be
+ * assigned in `beforeAll`.
+ */
+export function jsonCalls(server: () => TestServer, fileExtension = 'bin') {
+  return {
+    async post(key: string, url: string, fields: FormFields) {
+      const r = await server().fetch(url, { method: 'POST', key, body: multipartForm(fields, fileExtension) });
+      return { status: r.status, body: await r.json(), headers: r.headers };
+    },
+    async get(key: string, url: string) {
+      const r = await server().fetch(url, { key });
+      return { status: r.status, body: await r.json() };
+    },
+    async del(key: string, url: string) {
+      const r = await server().fetch(url, { method: 'DELETE', key });
+      return { status: r.status, body: await r.json() };
+    },
+  };
+}

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const facesDir = path.resolve(repoRoot, '../shared/data/faces');
@@ -31,15 +31,6 @@ function npmSample(name: string): Buffer | null {
   }
 }
 
-function form(fields: Record<string, string | Buffer | Uint8Array>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) {
-    if (typeof v === 'string') f.set(k, v);
-    else f.set(k, new Blob([new Uint8Array(v)]), `${k}.img`);
-  }
-  return f;
-}
-
 /** Inference runs on a shared 2-core machine: allow for slow workers (the models load once per worker). */
 const INFERENCE_TIMEOUT = 600_000;
 
@@ -47,18 +38,7 @@ let s: TestServer;
 let A: { tenantId: string; key: string };
 let B: { tenantId: string; key: string };
 
-async function post(key: string, url: string, fields: Record<string, string | Buffer | Uint8Array>) {
-  const r = await s.fetch(url, { method: 'POST', key, body: form(fields) });
-  return { status: r.status, body: await r.json(), headers: r.headers };
-}
-async function get(key: string, url: string) {
-  const r = await s.fetch(url, { key });
-  return { status: r.status, body: await r.json() };
-}
-async function del(key: string, url: string) {
-  const r = await s.fetch(url, { method: 'DELETE', key });
-  return { status: r.status, body: await r.json() };
-}
+const { post, get, del } = jsonCalls(() => s, 'img');
 
 beforeAll(async () => {
   s = await startTestServer();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { ProjectionRunner } from '../../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../../../apps/capabilities/index.ts';
 
@@ -20,32 +20,12 @@ const fvc = (db: string, name: string) => readFileSync(path.join(fpDir, 'fvc2002
 const sample = (name: string) => readFileSync(path.join(fpDir, 'sourceafis-samples', name));
 const facePath = path.resolve(repoRoot, '../shared/data/faces/face-api-js/images/sheldon/sheldon1.png');
 
-function form(fields: Record<string, string | Buffer | Uint8Array>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) {
-    if (typeof v === 'string') f.set(k, v);
-    else f.set(k, new Blob([new Uint8Array(v)]), `${k}.bin`);
-  }
-  return f;
-}
-
 const TIMEOUT = 300_000;
 let s: TestServer;
 let A: { tenantId: string; key: string };
 let B: { tenantId: string; key: string };
 
-async function post(key: string, url: string, fields: Record<string, string | Buffer | Uint8Array>) {
-  const r = await s.fetch(url, { method: 'POST', key, body: form(fields) });
-  return { status: r.status, body: await r.json(), headers: r.headers };
-}
-async function get(key: string, url: string) {
-  const r = await s.fetch(url, { key });
-  return { status: r.status, body: await r.json() };
-}
-async function del(key: string, url: string) {
-  const r = await s.fetch(url, { method: 'DELETE', key });
-  return { status: r.status, body: await r.json() };
-}
+const { post, get, del } = jsonCalls(() => s);
 
 beforeAll(async () => {
   s = await startTestServer();
