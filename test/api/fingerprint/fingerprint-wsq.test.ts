@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = path.resolve(repoRoot, '../shared/data/fingerprint/sourceafis-samples');
@@ -18,15 +18,7 @@ const sample = (name: string) => readFileSync(path.join(dir, name));
 const TIMEOUT = 300_000;
 let s: TestServer;
 
-async function post(key: string, url: string, fields: Record<string, string | Uint8Array>) {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) {
-    if (typeof v === 'string') f.set(k, v);
-    else f.set(k, new Blob([new Uint8Array(v)]), `${k}.bin`);
-  }
-  const r = await s.fetch(url, { method: 'POST', key, body: f });
-  return { status: r.status, body: await r.json() };
-}
+const { post } = jsonCalls(() => s);
 
 beforeAll(async () => {
   if (have) s = await startTestServer();
