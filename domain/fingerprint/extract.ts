@@ -70,11 +70,25 @@ const SPECK = 30;
 /** Two minutiae closer than this (px) are both dropped as a cluster (tuned on FVC2002 DB1/DB3: 4 beat 2, 6 and 9). */
 const CLUSTER = 4;
 
+/** Intermediate images for diagnosis (scripts/fingerprint-diagnose.ts): filled in when passed. */
+export interface ExtractionDebug {
+  /** Thinned ridges and the binarised image, w × h, 1 = ridge. */
+  skel?: Uint8Array;
+  bin?: Uint8Array;
+  /** Block grid (side BLOCK px, `bw` blocks a row): foreground mask, distance to the background in blocks, coherence 0-1. */
+  bw?: number;
+  mask?: Uint8Array;
+  bdist?: Float32Array;
+  coh?: Float32Array;
+  counts?: Record<string, number>;
+  cands?: Array<{ x: number; y: number; keep: boolean; type: string }>;
+}
+
 /**
  * Extracts the minutiae of a 500 ppi print.
  * @returns the template (minutiae in image pixels, ISO angle convention) and extraction statistics.
  */
-export function extractMinutiae(img: GrayImage, debug?: { skel?: Uint8Array; bin?: Uint8Array; counts?: Record<string, number>; cands?: Array<{ x: number; y: number; keep: boolean; type: string }> }): ExtractionResult {
+export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): ExtractionResult {
   const { width: w, height: h } = img;
   const bw = Math.ceil(w / BLOCK);
   const bh = Math.ceil(h / BLOCK);
@@ -278,7 +292,7 @@ export function extractMinutiae(img: GrayImage, debug?: { skel?: Uint8Array; bin
   // 5. Thinning, after removing specks and filling pores (small components of either colour).
   { dropSmall(bin, w, h, 1, SPECK); dropSmall(bin, w, h, 0, SPECK); }
   const skel = thin(bin, w, h);
-  if (debug) { debug.skel = skel; debug.bin = bin; }
+  if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh });
 
   // 6. Minutiae by crossing number, away from the image edge.
   const cands: Cand[] = [];
@@ -359,7 +373,14 @@ export function extractMinutiae(img: GrayImage, debug?: { skel?: Uint8Array; bin
     // Direction: the smoothed orientation field (accurate to a few degrees), with the traced direction
     // choosing between its two senses.
     const fieldIso = -(ofield[c.y * w + c.x] as number);
-    c.angle = Math.abs(angDiff(fieldIso, c.angle)) <= Math.PI / 2 ? fieldIso : fieldIso + Math.PI;
+    // A bifurcation points along its stem, into the ridge body (the sense of the FVC2002 ISO/IEC 19794-2
+    // templates after iso.ts's turn by π, as for endings), the sense chosen from the binarised image, with the traced fork as the fallback: this agrees
+    // with the FVC2002 ISO templates for 91% of paired bifurcations within 15° (was 27%, 68% opposite).
+    if (c.type === 'bifurcation') {
+      const side = stemSide(bin, w, h, c.x, c.y, fieldIso);
+      const fork = Math.abs(angDiff(fieldIso, c.angle)) <= Math.PI / 2 ? fieldIso : fieldIso + Math.PI;
+      c.angle = side > 0 ? fieldIso : side < 0 ? fieldIso + Math.PI : fork + Math.PI;
+    } else c.angle = Math.abs(angDiff(fieldIso, c.angle)) <= Math.PI / 2 ? fieldIso : fieldIso + Math.PI;
     // An ending whose ridge would continue into the background within EXTEND px was cut by the print's
     // border (or the segmentation), not ended by the finger: drop it.
     if (c.type === 'ending' && runsOut(mask, bw, bh, c.x, c.y, c.angle, EXTEND)) continue;
@@ -392,6 +413,24 @@ export function qualityScore(s: ExtractionStats, minutiae: number): number {
   const a = clamp01(s.foregroundPixels / 60_000);
   const m = clamp01((minutiae - 5) / 20);
   return Math.round(100 * Math.cbrt(c * a * m));
+}
+
+/**
+ * Which sense of the ridge axis at a bifurcation holds its stem: +1 the sense of ISO angle `a`, −1 the other,
+ * 0 undecided. Along the axis the stem side is ridge and the fork side is the valley that ends at the
+ * bifurcation, so the binarised image is summed at 2-8 px on either side.
+ */
+function stemSide(bin: Uint8Array, w: number, h: number, x: number, y: number, a: number): number {
+  const dx = Math.cos(a), dy = -Math.sin(a);
+  let s = 0;
+  for (let t = 2; t <= 8; t++) {
+    for (const sg of [1, -1]) {
+      const px = Math.round(x + sg * t * dx), py = Math.round(y + sg * t * dy);
+      if (px < 0 || py < 0 || px >= w || py >= h) continue;
+      s += sg * (bin[py * w + px] as number);
+    }
+  }
+  return Math.sign(s);
 }
 
 /** True when the ray from (x, y) at ISO angle `a` leaves the block mask within `len` px. */
