@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     const missAll: Record<string, Hist> = { border: {}, coh: {} };
     const missed: Record<string, Hist> = { border: {}, coh: {} };
     const missCause: Hist = {};
+    const dropped: Hist = {};
     const falseAt: Record<string, Hist> = { border: {}, coh: {} };
     const oursAt: Record<string, Hist> = { border: {}, coh: {} };
     // The ISO records say 300×400 px for every image: their minutiae are in the frame of the image stretched
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
           return { border: borderBin(dbg.mask![b] ? dbg.bdist![b]! : 0), coh: cohBin(dbg.coh![b]!) };
         };
         nOurs += ours.length;
+        for (const c of dbg.cands!) if (!c.keep) bump(dropped, c.why ?? '?');
         nIso += iso.length;
         const pairs: Array<[number, number, number]> = [];
         ours.forEach((o, a) => iso.forEach((s, b) => { const d = Math.hypot(o.x - s.x, o.y - s.y); if (d <= PAIR_PX) pairs.push([d, a, b]); }));
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
           if (usedI.has(b)) return;
           bump(missed.border!, w.border); bump(missed.coh!, w.coh);
           const cand = dbg.cands!.filter((c) => Math.hypot(c.x - s.x, c.y - s.y) <= PAIR_PX);
-          bump(missCause, cand.length === 0 ? 'no candidate' : cand.some((c) => c.keep) ? 'candidate kept, dropped later (border cut, or paired elsewhere)' : 'candidate dropped by a removal rule');
+          bump(missCause, cand.length === 0 ? 'no candidate' : cand.some((c) => c.keep) ? 'candidate kept, dropped later (border cut, or paired elsewhere)' : `dropped: ${[...new Set(cand.map((c) => c.why))].sort().join('+')}`);
         });
       }
     }
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
       console.log(`ours unpaired by ${k}: ${ko.map((x) => `${x} ${falseAt[k]![x] ?? 0}/${oursAt[k]![x]} (${pct(falseAt[k]![x] ?? 0, oursAt[k]![x]!)})`).join(', ')}`);
     }
     console.log(`ISO missed, cause: ${JSON.stringify(missCause)}`);
+    console.log(`our candidates dropped, by rule: ${JSON.stringify(dropped)}`);
   }
 }
 

@@ -81,7 +81,8 @@ export interface ExtractionDebug {
   bdist?: Float32Array;
   coh?: Float32Array;
   counts?: Record<string, number>;
-  cands?: Array<{ x: number; y: number; keep: boolean; type: string }>;
+  /** Every crossing-number candidate; `why` names the false-minutiae rule that dropped it. */
+  cands?: Array<{ x: number; y: number; keep: boolean; type: string; why?: string }>;
 }
 
 /**
@@ -292,6 +293,7 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   // 5. Thinning, after removing specks and filling pores (small components of either colour).
   { dropSmall(bin, w, h, 1, SPECK); dropSmall(bin, w, h, 0, SPECK); }
   const skel = thin(bin, w, h);
+  removeStaircases(skel, w, h);
   if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh });
 
   // 6. Minutiae by crossing number, away from the image edge.
@@ -316,23 +318,23 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
       const tr = trace(skel, w, h, c.i, -1, 12, isMin);
       if (tr.hit >= 0 && tr.len < 14) {
         // Spur (ending to bifurcation) or short ridge (ending to ending).
-        c.keep = false;
-        (cands[tr.hit] as Cand).keep = false;
+        drop(c, 'spur');
+        drop(cands[tr.hit] as Cand, 'spur');
         continue;
       }
       const ex = tr.last % w, ey = (tr.last / w) | 0;
       c.angle = Math.atan2(-(c.y - ey), c.x - ex); // away from the ridge body
-      if (tr.len < 4) c.keep = false;
+      if (tr.len < 4) drop(c, 'short');
     } else {
       const nbrs = neighbours(skel, c.i, w);
-      if (nbrs.length !== 3) { c.keep = false; continue; }
+      if (nbrs.length !== 3) { drop(c, 'branches'); continue; }
       const vecs: Array<[number, number]> = [];
       let bad = false;
       for (const n of nbrs) {
         const tr = trace(skel, w, h, n, c.i, 12, isMin);
         if (tr.hit >= 0 && tr.hit !== k && tr.len < 10) {
-          c.keep = false;
-          (cands[tr.hit] as Cand).keep = false;
+          drop(c, 'bridge');
+          drop(cands[tr.hit] as Cand, 'bridge');
           bad = true;
         }
         const ex = tr.last % w, ey = (tr.last / w) | 0;
@@ -358,15 +360,15 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
       const dx = B.x - A.x, dy = B.y - A.y;
       const d2 = dx * dx + dy * dy;
       if (d2 > 16 * 16) continue;
-      if (d2 < CLUSTER * CLUSTER) { A.keep = false; B.keep = false; continue; }
+      if (d2 < CLUSTER * CLUSTER) { drop(A, 'cluster'); drop(B, 'cluster'); continue; }
       if (A.type === 'ending' && B.type === 'ending' && Math.abs(angDiff(A.angle, B.angle)) > (2 * Math.PI) / 3) {
         // A points towards B (angle of A→B close to A's direction).
         const ab = Math.atan2(-dy, dx);
-        if (Math.abs(angDiff(ab, A.angle)) < Math.PI / 3) { A.keep = false; B.keep = false; }
+        if (Math.abs(angDiff(ab, A.angle)) < Math.PI / 3) { drop(A, 'broken'); drop(B, 'broken'); }
       }
     }
   }
-  if (debug) { const cnt: Record<string, number> = { cands: cands.length, kept: cands.filter((c) => c.keep).length }; debug.counts = cnt; debug.cands = cands.map((c) => ({ x: c.x, y: c.y, keep: c.keep, type: c.type })); }
+  if (debug) { const cnt: Record<string, number> = { cands: cands.length, kept: cands.filter((c) => c.keep).length }; debug.counts = cnt; debug.cands = cands.map((c) => ({ x: c.x, y: c.y, keep: c.keep, type: c.type, why: c.why })); }
   const minutiae: Minutia[] = [];
   for (const c of cands) {
     if (!c.keep) continue;
@@ -447,7 +449,11 @@ function clamp01(v: number): number {
   return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-interface Cand { x: number; y: number; i: number; type: 'ending' | 'bifurcation'; angle: number; keep: boolean; q: number }
+interface Cand { x: number; y: number; i: number; type: 'ending' | 'bifurcation'; angle: number; keep: boolean; q: number; why?: string }
+/** Marks a candidate false, recording the first rule that dropped it (for diagnosis). */
+function drop(c: Cand, why: string): void {
+  if (c.keep) { c.keep = false; c.why = why; }
+}
 interface Kernel { off: Int32Array; wt: Float32Array }
 
 function angDiff(a: number, b: number): number {
@@ -646,6 +652,45 @@ function thin(src: Uint8Array, w: number, h: number): Uint8Array {
     list = list.filter((i) => a[i]);
   }
   return a;
+}
+
+/**
+ * Makes a Zhang-Suen skeleton 8-minimal: a pixel with two or more skeleton neighbours that all stay
+ * 8-connected to each other without it (a staircase corner, or a pixel of a 2×2 block) is deleted, in raster
+ * order. Zhang-Suen leaves such corners (Lam, Lee and Suen, IEEE TPAMI 14(9) 1992, §II on 8-minimal
+ * skeletons); they stop ridge tracing early and give false junctions.
+ */
+function removeStaircases(s: Uint8Array, w: number, h: number): void {
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      if (!s[i]) continue;
+      // Neighbour ring in order; components of set pixels under 8-adjacency within the ring.
+      let n = 0, bits = 0;
+      for (let k = 0; k < 8; k++) if (s[i + (NB_DY[k] as number) * w + (NB_DX[k] as number)]) { n++; bits |= 1 << k; }
+      if (n < 2) continue;
+      if (ringComponents(bits) === 1) s[i] = 0;
+    }
+  }
+}
+
+/** Number of 8-connected components among the set pixels of a 3×3 ring (bit k = neighbour k of NB_DX/NB_DY), the centre excluded. */
+function ringComponents(bits: number): number {
+  let seen = 0, comps = 0;
+  for (let k = 0; k < 8; k++) {
+    if (!(bits & (1 << k)) || seen & (1 << k)) continue;
+    comps++;
+    const stack = [k];
+    seen |= 1 << k;
+    while (stack.length) {
+      const a = stack.pop() as number;
+      for (let b = 0; b < 8; b++) {
+        if (!(bits & (1 << b)) || seen & (1 << b)) continue;
+        if (Math.abs((NB_DX[a] as number) - (NB_DX[b] as number)) <= 1 && Math.abs((NB_DY[a] as number) - (NB_DY[b] as number)) <= 1) { seen |= 1 << b; stack.push(b); }
+      }
+    }
+  }
+  return comps;
 }
 
 const NB_DX = [0, 1, 1, 1, 0, -1, -1, -1];
