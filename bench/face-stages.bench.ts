@@ -80,7 +80,7 @@ console.log(`both images' face.descriptor jobs, CPU per pair (median of ${N}, al
     try { return Float32Array.from(await out.data()); } finally { tf.dispose([input, out]); }
   };
   const runs = { wasm: [] as number[], onnx: [] as number[] };
-  let a = new Float32Array(), b = new Float32Array();
+  let a: Float32Array = new Float32Array(), b: Float32Array = new Float32Array();
   for (let i = 0; i < N; i++) {
     let c0 = cpu(); a = await wasmRun(); runs.wasm.push(cpu() - c0);
     c0 = cpu(); b = await ortSession.embed(crop); runs.onnx.push(cpu() - c0);
