@@ -15,6 +15,8 @@ import { describeFace } from '../models/face/jobs.ts';
 import { fileHandler, humanModelDir, installFastConcat, loadTf, restoreOriginalConcat } from '../models/face/tf.ts';
 import { loadFaceres } from '../models/face/faceres-onnx.ts';
 import { alignFace } from '../models/face/align.ts';
+import { createRecognitionSession } from '../models/face/recognition-onnx.ts';
+import { faceApiModelDir, loadFaceApi } from '../models/face/tf.ts';
 import path from 'node:path';
 
 const N = Number(process.env.BENCH_N ?? 10);
@@ -70,8 +72,8 @@ console.log(`both images' face.descriptor jobs, CPU per pair (median of ${N}, al
   const img = await decodeImage(images.image1, 'image1');
   const fi = await FaceImage.from(img);
   const face = (await fi.detect(0.5))[0]!;
-  fi.dispose();
   const crop = alignFace(img, face.landmarks5, 224);
+  const crop150 = fi.faceCropData(face);
   const graph = await tf.loadGraphModel(fileHandler(path.join(humanModelDir(), 'faceres.json')));
   const ortSession = await loadFaceres();
   const wasmRun = async () => {
@@ -89,5 +91,24 @@ console.log(`both images' face.descriptor jobs, CPU per pair (median of ${N}, al
   for (let i = 0; i < a.length; i++) { maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!)); dot += a[i]! * b[i]!; na += a[i]! ** 2; nb += b[i]! ** 2; }
   console.log(`faceres 1024-d, CPU per call (median of ${N}, alternating): tfjs-backend-wasm ${median(runs.wasm).toFixed(1)} ms, onnxruntime-node ${median(runs.onnx).toFixed(1)} ms; max |difference| ${maxDiff.toExponential(1)}, cosine ${(dot / Math.sqrt(na * nb)).toFixed(9)}; load average ${la()}`);
   graph.dispose();
+  // face-api's 128-d net the same way: its own tfjs forward pass against the ONNX graph of its weights
+  const faceapi = loadFaceApi();
+  const net = new faceapi.FaceRecognitionNet();
+  await net.loadFromDisk(faceApiModelDir());
+  const rec = await createRecognitionSession(net.params);
+  const r = { wasm: [] as number[], onnx: [] as number[] };
+  let maxDiff128 = 0;
+  for (let i = 0; i < N; i++) {
+    let c0 = cpu();
+    const t = tf.tensor3d(crop150, [150, 150, 3], 'float32');
+    const want = Float32Array.from(await net.computeFaceDescriptor(t) as Float32Array);
+    tf.dispose(t);
+    r.wasm.push(cpu() - c0);
+    c0 = cpu(); const got = await rec.describe(crop150); r.onnx.push(cpu() - c0);
+    for (let k = 0; k < 128; k++) maxDiff128 = Math.max(maxDiff128, Math.abs(got[k]! - want[k]!));
+  }
+  console.log(`face-api 128-d net, CPU per call (median of ${N}, alternating): tfjs-backend-wasm ${median(r.wasm).toFixed(1)} ms, onnxruntime-node ${median(r.onnx).toFixed(1)} ms; max |difference| ${maxDiff128.toExponential(1)}; load average ${la()}`);
+  net.dispose();
+  fi.dispose();
 }
 console.log(`load average now ${la()}`);

@@ -133,3 +133,67 @@ export function encodeOnnxModel(m: OnnxModel): Uint8Array {
   w.message(8, (o) => o.string(1, '').int(2, m.opset));
   return w.finish();
 }
+
+/** A weight tensor as face-api holds it: shape and values (`dataSync()` of a tfjs tensor). */
+export interface WeightTensor { shape: number[]; dataSync(): Float32Array | Int32Array | Uint8Array }
+
+/**
+ * Builds an ONNX graph node by node, naming tensors uniquely; used to write face-api's nets (whose
+ * layers are code, not a graph file) from their loaded weights. Activations are NCHW.
+ */
+export class GraphBuilder {
+  readonly nodes: OnnxNode[] = [];
+  readonly initializers: OnnxInitializer[] = [];
+  private uid = 0;
+
+  private id(base: string): string { return `${base}_${this.uid++}`; }
+
+  /** Adds a float32 (or int64) constant; returns its name. */
+  init(base: string, dims: number[], data: Float32Array | BigInt64Array): string {
+    const n = this.id(base);
+    this.initializers.push({ name: n, dims, data });
+    return n;
+  }
+
+  /** Adds a node with one output; returns the output's name (`name` if given). */
+  node(op: string, inputs: string[], attrs?: OnnxNode['attrs'], name?: string): string {
+    const out = name ?? this.id(op.toLowerCase());
+    this.nodes.push({ op, name: out, inputs, outputs: [out], attrs });
+    return out;
+  }
+
+  /** A per-channel constant `[C,1,1]` (broadcasts over NCHW) from a 1-D weight. */
+  perChannel(t: WeightTensor, base: string): string {
+    return this.init(base, [t.shape[0]!, 1, 1], Float32Array.from(t.dataSync()));
+  }
+
+  /** An int64 `pads` constant for `Pad` (begins of every axis, then ends, NCHW). */
+  pads(pads: number[]): string {
+    return this.init('pads', [pads.length], BigInt64Array.from(pads.map(BigInt)));
+  }
+
+  /**
+   * A tfjs-layout convolution as ONNX `Conv`: kernel HWIO `[kh,kw,cin,cout]` -> OIHW, or with
+   * `depthwise` `[kh,kw,C,1]` -> `[C,1,kh,kw]` with `group` C. `pad`: 'same' (TF SAME = `SAME_UPPER`),
+   * 'valid', or explicit `[top, left, bottom, right]`.
+   */
+  conv(x: string, filters: WeightTensor, bias: WeightTensor | null, opts: { stride?: number; pad: 'same' | 'valid' | number[]; depthwise?: boolean }): string {
+    const [kh, kw, cin, m] = filters.shape as [number, number, number, number];
+    const w = filters.dataSync(), t = new Float32Array(w.length);
+    const depthwise = opts.depthwise ?? false;
+    if (depthwise && m !== 1) throw new Error(`GraphBuilder.conv: depthwise multiplier ${m} not supported`);
+    for (let y = 0; y < kh; y++) for (let xx = 0; xx < kw; xx++) for (let c = 0; c < cin; c++) for (let o = 0; o < m; o++) {
+      const v = w[((y * kw + xx) * cin + c) * m + o]!;
+      if (depthwise) t[(c * kh + y) * kw + xx] = v;
+      else t[((o * cin + c) * kh + y) * kw + xx] = v;
+    }
+    const cout = depthwise ? cin : m;
+    const inputs = [x, this.init('filters', depthwise ? [cin, 1, kh, kw] : [cout, cin, kh, kw], t)];
+    if (bias) inputs.push(this.init('bias', [cout], Float32Array.from(bias.dataSync())));
+    const s = opts.stride ?? 1;
+    const padAttr: Record<string, OnnxAttr> = Array.isArray(opts.pad)
+      ? { pads: [opts.pad[0]!, opts.pad[1]!, opts.pad[2]!, opts.pad[3]!] }
+      : { auto_pad: opts.pad === 'same' ? 'SAME_UPPER' : 'VALID' };
+    return this.node('Conv', inputs, { kernel_shape: [kh, kw], strides: [s, s], ...padAttr, ...(depthwise ? { group: cin } : {}) });
+  }
+}
