@@ -12,7 +12,12 @@ import { faceCrop } from '../test/api/face/fixtures.ts';
 import { decodeImage } from '../models/face/image.ts';
 import { FaceImage } from '../models/face/engine.ts';
 import { describeFace } from '../models/face/jobs.ts';
-import { installFastConcat, loadTf, restoreOriginalConcat } from '../models/face/tf.ts';
+import { fileHandler, humanModelDir, installFastConcat, loadTf, restoreOriginalConcat } from '../models/face/tf.ts';
+import { loadFaceres } from '../models/face/faceres-onnx.ts';
+import { alignFace } from '../models/face/align.ts';
+import { createRecognitionSession } from '../models/face/recognition-onnx.ts';
+import { faceApiModelDir, loadFaceApi } from '../models/face/tf.ts';
+import path from 'node:path';
 
 const N = Number(process.env.BENCH_N ?? 10);
 const la = () => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -62,4 +67,48 @@ for (let i = 0; i < N; i++) {
   }
 }
 console.log(`both images' face.descriptor jobs, CPU per pair (median of ${N}, alternating): wasm Concat kernel ${median(cmp.original).toFixed(0)} ms, replacement ${median(cmp.replaced).toFixed(0)} ms; load average ${la()}`);
+// faceres on its two runtimes, same aligned crop, alternating: CPU per call and agreement
+{
+  const img = await decodeImage(images.image1, 'image1');
+  const fi = await FaceImage.from(img);
+  const face = (await fi.detect(0.5))[0]!;
+  const crop = alignFace(img, face.landmarks5, 224);
+  const crop150 = fi.faceCropData(face);
+  const graph = await tf.loadGraphModel(fileHandler(path.join(humanModelDir(), 'faceres.json')));
+  const ortSession = await loadFaceres();
+  const wasmRun = async () => {
+    const input = tf.tensor4d(crop, [1, 224, 224, 3], 'float32');
+    const out = graph.execute(input, 'global_pooling/Mean');
+    try { return Float32Array.from(await out.data()); } finally { tf.dispose([input, out]); }
+  };
+  const runs = { wasm: [] as number[], onnx: [] as number[] };
+  let a: Float32Array = new Float32Array(), b: Float32Array = new Float32Array();
+  for (let i = 0; i < N; i++) {
+    let c0 = cpu(); a = await wasmRun(); runs.wasm.push(cpu() - c0);
+    c0 = cpu(); b = await ortSession.embed(crop); runs.onnx.push(cpu() - c0);
+  }
+  let maxDiff = 0, dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!)); dot += a[i]! * b[i]!; na += a[i]! ** 2; nb += b[i]! ** 2; }
+  console.log(`faceres 1024-d, CPU per call (median of ${N}, alternating): tfjs-backend-wasm ${median(runs.wasm).toFixed(1)} ms, onnxruntime-node ${median(runs.onnx).toFixed(1)} ms; max |difference| ${maxDiff.toExponential(1)}, cosine ${(dot / Math.sqrt(na * nb)).toFixed(9)}; load average ${la()}`);
+  graph.dispose();
+  // face-api's 128-d net the same way: its own tfjs forward pass against the ONNX graph of its weights
+  const faceapi = loadFaceApi();
+  const net = new faceapi.FaceRecognitionNet();
+  await net.loadFromDisk(faceApiModelDir());
+  const rec = await createRecognitionSession(net.params);
+  const r = { wasm: [] as number[], onnx: [] as number[] };
+  let maxDiff128 = 0;
+  for (let i = 0; i < N; i++) {
+    let c0 = cpu();
+    const t = tf.tensor3d(crop150, [150, 150, 3], 'float32');
+    const want = Float32Array.from(await net.computeFaceDescriptor(t) as Float32Array);
+    tf.dispose(t);
+    r.wasm.push(cpu() - c0);
+    c0 = cpu(); const got = await rec.describe(crop150); r.onnx.push(cpu() - c0);
+    for (let k = 0; k < 128; k++) maxDiff128 = Math.max(maxDiff128, Math.abs(got[k]! - want[k]!));
+  }
+  console.log(`face-api 128-d net, CPU per call (median of ${N}, alternating): tfjs-backend-wasm ${median(r.wasm).toFixed(1)} ms, onnxruntime-node ${median(r.onnx).toFixed(1)} ms; max |difference| ${maxDiff128.toExponential(1)}; load average ${la()}`);
+  net.dispose();
+  fi.dispose();
+}
 console.log(`load average now ${la()}`);
