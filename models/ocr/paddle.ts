@@ -124,9 +124,14 @@ export class PaddleOcr {
     const std = [0.229, 0.224, 0.225];
     const input = new Float32Array(3 * w * h);
     const plane = w * h;
-    for (let i = 0; i < plane; i++) {
+    const src = resized.data;
+    const [m0, m1, m2] = mean as [number, number, number];
+    const [s0, s1, s2] = std as [number, number, number];
+    for (let i = 0, p = 0; i < plane; i++, p += 3) {
       // BGR order, as PaddleOCR reads with cv2 and normalises that array.
-      for (let c = 0; c < 3; c++) input[c * plane + i] = (resized.data[i * 3 + 2 - c]! / 255 - mean[c]!) / std[c]!;
+      input[i] = (src[p + 2]! / 255 - m0) / s0;
+      input[plane + i] = (src[p + 1]! / 255 - m1) / s1;
+      input[2 * plane + i] = (src[p]! / 255 - m2) / s2;
     }
     const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
     const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
