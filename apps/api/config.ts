@@ -136,6 +136,10 @@ export const ConfigSchema = z.object({
   // each worker thread through `configure` (models/ocr/jobs.ts).
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Threads recognising one page's text lines per worker: the worker plus OCR_REC_THREADS - 1 helper threads. */
+  OCR_REC_THREADS: z.coerce.number().int().min(1).max(8).default(2),
+  /** Tesseract threads per worker reading a page's name/address rows in parallel. */
+  OCR_TESSERACT_WORKERS: z.coerce.number().int().min(1).max(8).default(2),
   /** Longest side (px) fed to the text detector. */
   OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
   /** `0` turns off the Tesseract Spanish re-read of name/address rows. */

@@ -35,21 +35,35 @@ export function warpQuad(img: RgbImage, quad: Quad, outW: number, outH: number):
   const vx = (bl[0] - tl[0]) / outH;
   const vy = (bl[1] - tl[1]) / outH;
   const { data, width, height } = img;
+  const tlx = tl[0];
+  const tly = tl[1];
   let o = 0;
   for (let j = 0; j < outH; j++) {
     for (let i = 0; i < outW; i++) {
-      const sx = tl[0] + (i + 0.5) * ux + (j + 0.5) * vx - 0.5;
-      const sy = tl[1] + (i + 0.5) * uy + (j + 0.5) * vy - 0.5;
+      // The same arithmetic, in the same order, as the per-channel `px` reads below: a fast path only
+      // skips the bounds checks when all four neighbours are inside (results are bit-identical).
+      const sx = tlx + (i + 0.5) * ux + (j + 0.5) * vx - 0.5;
+      const sy = tly + (i + 0.5) * uy + (j + 0.5) * vy - 0.5;
       const x0 = Math.floor(sx);
       const y0 = Math.floor(sy);
       const fx = sx - x0;
       const fy = sy - y0;
-      for (let c = 0; c < 3; c++) {
-        const p00 = px(data, width, height, x0, y0, c);
-        const p10 = px(data, width, height, x0 + 1, y0, c);
-        const p01 = px(data, width, height, x0, y0 + 1, c);
-        const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
-        out[o++] = (p00 * (1 - fx) + p10 * fx) * (1 - fy) + (p01 * (1 - fx) + p11 * fx) * fy;
+      const gx = 1 - fx;
+      const gy = 1 - fy;
+      if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
+        const a = (y0 * width + x0) * 3;
+        const b = a + width * 3;
+        for (let c = 0; c < 3; c++) {
+          out[o++] = (data[a + c]! * gx + data[a + 3 + c]! * fx) * gy + (data[b + c]! * gx + data[b + 3 + c]! * fx) * fy;
+        }
+      } else {
+        for (let c = 0; c < 3; c++) {
+          const p00 = px(data, width, height, x0, y0, c);
+          const p10 = px(data, width, height, x0 + 1, y0, c);
+          const p01 = px(data, width, height, x0, y0 + 1, c);
+          const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
+          out[o++] = (p00 * gx + p10 * fx) * gy + (p01 * gx + p11 * fx) * fy;
+        }
       }
     }
   }

@@ -15,6 +15,18 @@ export interface OcrSettings {
    * INE's two sides in parallel (docs/ocr.md, latency table). Read when the models load (first job).
    */
   onnxThreads: number;
+  /**
+   * Threads that recognise one page's line crops: the job's own thread plus `recThreads - 1` helper threads
+   * per worker, each with its own recogniser session (`rec-helper.ts`). Default 2: a bill, or an INE front
+   * once its back is done, then uses both cores of the 2-core target (docs/ocr.md "OCR time"). Read when
+   * the models load (first job).
+   */
+  recThreads: number;
+  /**
+   * tesseract.js workers (threads) of the Spanish re-read per worker: a page's name/address rows are read on
+   * them in parallel. Default 2 (the 2-core target). Read when the reader loads (first re-read).
+   */
+  tesseractWorkers: number;
   /** Longest side (px) of the image fed to the text detector (PaddleOCR `det_limit_side_len`; default 960). */
   detMaxSide: number;
   /** Re-read INE/passport name and address rows and bill holder rows with Tesseract `spa` (default true). */
@@ -41,6 +53,8 @@ export interface OcrSettings {
 /** Today's production behaviour. */
 export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
   onnxThreads: 1,
+  recThreads: 2,
+  tesseractWorkers: 2,
   detMaxSide: 960,
   spanishReread: true,
   mrzDecoder: 'constrained',
@@ -56,13 +70,15 @@ export function ocrSettings(): Readonly<OcrSettings> {
 }
 
 /**
- * Replaces some settings in this thread (the rest keep their value). `onnxThreads` takes effect only if
+ * Replaces some settings in this thread (the rest keep their value). `onnxThreads`, `recThreads` and `tesseractWorkers` take effect only if
  * the models are not loaded yet (they load on the first job).
  * @throws RangeError on a non-positive thread count or side, or an empty/non-positive scale list
  */
 export function setOcrSettings(patch: Partial<OcrSettings>): void {
   const next = { ...current, ...patch };
   if (!Number.isInteger(next.onnxThreads) || next.onnxThreads < 1) throw new RangeError(`onnxThreads must be a positive integer, got ${next.onnxThreads}`);
+  if (!Number.isInteger(next.recThreads) || next.recThreads < 1) throw new RangeError(`recThreads must be a positive integer, got ${next.recThreads}`);
+  if (!Number.isInteger(next.tesseractWorkers) || next.tesseractWorkers < 1) throw new RangeError(`tesseractWorkers must be a positive integer, got ${next.tesseractWorkers}`);
   if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
   if (!Number.isInteger(next.recBatch) || next.recBatch < 1) throw new RangeError(`recBatch must be a positive integer, got ${next.recBatch}`);
   if (!next.mrzRowScales.length || !next.mrzRowScales.every((s) => Number.isFinite(s) && s > 0)) throw new RangeError(`mrzRowScales must be positive numbers, got ${next.mrzRowScales.join(',')}`);
@@ -72,6 +88,8 @@ export function setOcrSettings(patch: Partial<OcrSettings>): void {
 /** The OCR block of the validated configuration (`apps/api/config.ts`), typed structurally. */
 export interface OcrConfig {
   OCR_ONNX_THREADS: number;
+  OCR_REC_THREADS: number;
+  OCR_TESSERACT_WORKERS: number;
   OCR_DET_MAX_SIDE: number;
   OCR_SPANISH_REREAD: '0' | '1';
   OCR_MRZ_DECODER: MrzDecoder;
@@ -86,6 +104,8 @@ export function settingsFromConfig(config: Partial<OcrConfig>): OcrSettings {
   const d = DEFAULT_OCR_SETTINGS;
   return {
     onnxThreads: config.OCR_ONNX_THREADS ?? d.onnxThreads,
+    recThreads: config.OCR_REC_THREADS ?? d.recThreads,
+    tesseractWorkers: config.OCR_TESSERACT_WORKERS ?? d.tesseractWorkers,
     detMaxSide: config.OCR_DET_MAX_SIDE ?? d.detMaxSide,
     spanishReread: config.OCR_SPANISH_REREAD === undefined ? d.spanishReread : config.OCR_SPANISH_REREAD !== '0',
     mrzDecoder: config.OCR_MRZ_DECODER ?? d.mrzDecoder,
