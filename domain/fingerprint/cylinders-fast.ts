@@ -11,7 +11,7 @@
  * Used to build large galleries (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
  * 4× less CPU than `buildCylinders` per FVC2002 template (see docs/fingerprint.md, Benchmarks).
  */
-import { CW, MCC, type CylinderSet } from './mcc.ts';
+import { CW, MCC, withGeometry, type CylinderSet } from './mcc.ts';
 import { angleDiff, type FingerprintTemplate } from './template.ts';
 
 const LW = CW / MCC.ND;
@@ -174,14 +174,11 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
     keep.push(a);
   }
   const n = keep.length;
-  const buf = new ArrayBuffer(n * (CW + LW) * 4 + n * 12);
+  const buf = new ArrayBuffer(n * (CW + LW) * 4);
   const bits = new Uint32Array(buf, 0, n * CW);
   const mask = new Uint32Array(buf, n * CW * 4, n * LW);
   bits.set(bitsAll.subarray(0, n * CW));
   mask.set(maskAll.subarray(0, n * LW));
-  const x = new Float32Array(buf, n * (CW + LW) * 4, n);
-  const y = new Float32Array(buf, n * (CW + LW) * 4 + n * 4, n);
-  const angle = new Float32Array(buf, n * (CW + LW) * 4 + n * 8, n);
-  keep.forEach((a, i) => { x[i] = ms[a]!.x; y[i] = ms[a]!.y; angle[i] = ms[a]!.angle; });
-  return { n, x, y, angle, bits, mask };
+  const kept = keep.map((a) => ms[a]!);
+  return withGeometry(n, kept.map((m) => m.x), kept.map((m) => m.y), kept.map((m) => m.angle), bits, mask, kept.map((m) => (m.type === 'ending' ? 0 : 1)));
 }
