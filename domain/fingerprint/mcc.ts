@@ -65,6 +65,15 @@ export interface CylinderSet {
   pop: Uint16Array;
   /** Two words per cylinder: bit k of word k >> 5 (k < 48, as 24 + 24 bits) set when bits word k is not zero. */
   nz: Int32Array;
+  /** Per cylinder, bit w set when mask word w does not cover the circle's cells of that word. */
+  part: Uint8Array;
+}
+
+/** Partial-mask bitmaps (see CylinderSet.part) of n cylinders. */
+function partialWords(mask: Uint32Array, n: number): Uint8Array {
+  const part = new Uint8Array(n);
+  for (let c = 0; c < n; c++) for (let w = 0; w < LW; w++) if (mask[c * LW + w] !== CIRCLE[w]) part[c] = part[c]! | (1 << w);
+  return part;
 }
 
 /** Cells inside the cylinder's circle (distance of the cell centre to the minutia ≤ R), LW words of one layer. */
@@ -89,13 +98,14 @@ function nonZeroWords(bits: Uint32Array, n: number): Int32Array {
 /** Options of the cylinder construction beyond the paper's Table 2. */
 export interface BuildOptions {
   /**
-   * A neighbouring bifurcation contributes to both senses of its direction (θ and θ + π), since our
-   * extractor reverses about a third of them between impressions (docs/fingerprint.md).
+   * Weight of a neighbouring bifurcation's contribution in the reverse sense of its direction (θ + π;
+   * 0 = the paper's single sense), since our extractor reverses about a third of them between impressions
+   * (docs/fingerprint.md).
    */
-  reversibleNeighbours: boolean;
+  reversedNeighbourWeight: number;
 }
 
-export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversibleNeighbours: false };
+export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0 };
 
 /** True for the minutia types whose direction is taken as reversible. */
 const reversibleType = (t: Minutia['type']) => t !== 'ending';
@@ -183,12 +193,12 @@ export function buildCylinders(t: Pick<FingerprintTemplate, 'minutiae'>, opts: R
     const cd = nbr.map((b) => {
       const dth = angleDiff(m.angle, ms[b]!.angle);
       const out: number[] = [];
-      const both = opts.reversibleNeighbours && reversibleType(ms[b]!.type);
+      const rw = reversibleType(ms[b]!.type) ? opts.reversedNeighbourWeight : 0;
       const g = (alpha: number) => 0.5 * (erf((alpha + dd / 2) / (sigmaD * Math.SQRT2)) - erf((alpha - dd / 2) / (sigmaD * Math.SQRT2)));
       for (let k = 0; k < ND; k++) {
         const phik = -Math.PI + (k + 0.5) * dd;
         const alpha = angleDiff(phik, dth);
-        out.push(both ? g(alpha) + g(angleDiff(phik, dth + Math.PI)) : g(alpha));
+        out.push(rw > 0 ? g(alpha) + rw * g(angleDiff(phik, dth + Math.PI)) : g(alpha));
       }
       return out;
     });
@@ -261,7 +271,7 @@ export function withGeometry(n: number, xs: ArrayLike<number>, ys: ArrayLike<num
     }
   }
   const flip = flips ? Uint8Array.from(flips) : new Uint8Array(n);
-  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n) };
+  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n) };
 }
 
 /** Bit count of a 32-bit word (SWAR; V8 has no popcount intrinsic). */
@@ -300,7 +310,7 @@ function sigmoid(v: number, mu: number, tau: number): number {
  * becomes bit 255−c (words in reverse order, bits reversed), and a neighbour's relative direction turns
  * by π, i.e. layer k becomes layer (k + ND/2) mod ND. Exact, no rebuild. Cached per set.
  */
-interface Turned { bits: Uint32Array; mask: Uint32Array; nz: Int32Array }
+interface Turned { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array }
 const flippedCache = new WeakMap<CylinderSet, Turned>();
 function flipped(S: CylinderSet): Turned {
   let f = flippedCache.get(S);
@@ -316,7 +326,7 @@ function flipped(S: CylinderSet): Turned {
       for (let w = 0; w < LW; w++) bits[c * CW + k * LW + w] = rev32(S.bits[src + LW - 1 - w]!);
     }
   }
-  f = { bits, mask, nz: nonZeroWords(bits, S.n) };
+  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n) };
   flippedCache.set(S, f);
   return f;
 }
@@ -356,16 +366,18 @@ let pAng = new Float64Array(64), pBng = new Float64Array(64);
 let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
 let rho = new Float32Array(64 * 64);
 let usedA = new Uint8Array(64), usedB = new Uint8Array(64);
+let pSel = new Int32Array(64);
+let poolVal = new Float32Array(1024), poolPos = new Int32Array(1024);
 
 function growPairs(total: number): void {
   if (lsVal.length >= total) return;
   const n = total * 2;
-  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n); sel = new Int32Array(n);
+  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); poolVal = new Float32Array(n); poolPos = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n); sel = new Int32Array(n);
 }
 function growRelax(n: number): void {
   if (pi.length >= n) return;
   const m = n * 2;
-  pi = new Int32Array(m); pj = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
+  pi = new Int32Array(m); pj = new Int32Array(m); pSel = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
   lam = new Float32Array(m); lam0 = new Float32Array(m); nxt = new Float32Array(m); eff = new Float32Array(m);
   rho = new Float32Array(m * m);
 }
@@ -382,15 +394,22 @@ function localSimilarity(T: Turned, A: CylinderSet, ai: number, B: CylinderSet, 
   const am = T.mask, bm = B.mask, ab = T.bits, bb = B.bits;
   const aim = ai * LW, bjm = bj * LW, ao = ai * CW, bo = bj * CW;
   let common = A.cells[ai]!, pa = A.pop[ai]!, pb = B.pop[bj]!;
-  for (let w = 0; w < LW; w++) {
-    const ma = am[aim + w]!, mb = bm[bjm + w]!, circ = CIRCLE[w]!;
-    const outB = circ & ~mb;
-    if (outB !== 0) {
-      common -= popcnt(ma & outB);
-      for (let k = w; k < CW; k += LW) { const x = ab[ao + k]! & outB; if (x !== 0) pa -= popcnt(x); }
-    }
-    const outA = circ & ~ma;
-    if (outA !== 0) for (let k = w; k < CW; k += LW) { const y = bb[bo + k]! & outA; if (y !== 0) pb -= popcnt(y); }
+  // Only the words where a mask leaves out some of the circle need work (border cylinders).
+  let pw = B.part[bj]!;
+  while (pw !== 0) {
+    const w = 31 - Math.clz32(pw & -pw);
+    pw &= pw - 1;
+    const outB = CIRCLE[w]! & ~bm[bjm + w]!;
+    common -= popcnt(am[aim + w]! & outB);
+    for (let k = w; k < CW; k += LW) { const x = ab[ao + k]! & outB; if (x !== 0) pa -= popcnt(x); }
+  }
+  if (common < MIN_COMMON) return -1;
+  pw = T.part[ai]!;
+  while (pw !== 0) {
+    const w = 31 - Math.clz32(pw & -pw);
+    pw &= pw - 1;
+    const outA = CIRCLE[w]! & ~am[aim + w]!;
+    for (let k = w; k < CW; k += LW) { const y = bb[bo + k]! & outA; if (y !== 0) pb -= popcnt(y); }
   }
   if (common < MIN_COMMON || pa + pb === 0) return -1;
   let pab = 0;
@@ -456,19 +475,38 @@ function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
   return m;
 }
 
-/** Up to k candidates by descending local similarity with no minutia used twice (greedy LSA). */
+/**
+ * Up to k candidates taken in descending local similarity (ties: lower position) with no minutia used
+ * twice (greedy approximation of LSA). Rounds: the 4·(k − taken) best of the candidates whose two minutiae
+ * are both still free are ordered by selection and taken in that order; a candidate a round skips has a
+ * used minutia and stays skipped, so the result equals the greedy pass over the fully sorted list.
+ */
 function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
-  const order = topK(lsVal, cnt, cnt, sel);
   if (usedA.length < nA) usedA = new Uint8Array(nA * 2);
   if (usedB.length < nB) usedB = new Uint8Array(nB * 2);
   usedA.fill(0, 0, nA); usedB.fill(0, 0, nB);
   let m = 0;
-  for (let r = 0; r < order && m < k; r++) {
-    const t = sel[r]!;
-    const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
-    if (usedA[i] || usedB[j]) continue;
-    usedA[i] = 1; usedB[j] = 1;
-    out[m++] = t;
+  let n = cnt;
+  for (let t = 0; t < n; t++) { poolVal[t] = lsVal[t]!; poolPos[t] = t; }
+  while (m < k && n > 0) {
+    const got = topK(poolVal, n, Math.min(n, 4 * (k - m)), sel);
+    for (let r = 0; r < got && m < k; r++) {
+      const t = poolPos[sel[r]!]!;
+      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      if (usedA[i] || usedB[j]) continue;
+      usedA[i] = 1; usedB[j] = 1;
+      out[m++] = t;
+    }
+    if (got === n) break;
+    // Keep the free candidates, in position order.
+    let w = 0;
+    for (let r = 0; r < n; r++) {
+      const t = poolPos[r]!;
+      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      if (usedA[i] || usedB[j]) continue;
+      poolVal[w] = poolVal[r]!; poolPos[w] = t; w++;
+    }
+    n = w;
   }
   return m;
 }
@@ -511,8 +549,8 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
   const want = Math.min(Math.min(nA, nB), cnt);
   growRelax(want);
-  const order = sel;
-  const nR = opts.selection === 'lsa' ? greedyAssignment(cnt, nA, nB, want, order) : topK(lsVal, cnt, want, order);
+  const nR = opts.selection === 'lsa' ? greedyAssignment(cnt, nA, nB, want, pSel) : topK(lsVal, cnt, want, pSel);
+  const order = pSel;
   for (let r = 0; r < nR; r++) {
     const k = order[r]!;
     const i = (lsIdx[k]! / nB) | 0;
