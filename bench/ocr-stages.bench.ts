@@ -9,10 +9,13 @@
  * (intake, the direction classifier, layout, parsing). A stage's window runs from its first call to the end
  * of its last concurrent call; calls into another stage inside an open window count in that window (a
  * bill's bar-code recognitions run beside its Tesseract reads: they count in the window opened first).
- * `--rec-threads 1 --tesseract-workers 1` gives the sequential split (the CPU is the same either way).
+ * `--rec-threads 1 --tesseract-workers 1` gives the sequential split (the CPU is the same either way). The
+ * CPU of each thread (`/proc/self/task`, Linux) shows how the work spreads over the threads: on a loaded
+ * machine wall time cannot show it (the scheduler gives a process group its share whatever its threads).
  *
  *   node --import tsx bench/ocr-stages.bench.ts [--count 6] [--seed bench] [--start 1] [--rec-batch N] [--threads N] [--rec-threads N] [--tesseract-workers N]
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { handlers } from '../models/ocr/jobs.ts';
@@ -43,6 +46,20 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+/** CPU ms of each thread of this process (`/proc/self/task/<tid>/stat` utime + stime, 10 ms ticks). */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync('/proc/self/task')) {
+    try {
+      const f = readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(t, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
 let stages: Record<string, number> = {};
 // The open stage window: from the first call into a stage until its last concurrent call returns. Calls into
 // any stage while a window is open count in that window (the first stage entered wins).
@@ -92,13 +109,16 @@ for (const [name, make] of Object.entries(cases)) {
   const sum: Record<string, number> = {};
   let total = 0;
   let wall = 0;
+  const perThread = new Map<string, number>();
   for (let i = start; i < start + count; i++) {
     const run = await make(i);
     stages = {};
     const c0 = cpuMs();
+    const th0 = threadCpu();
     const t0 = performance.now();
     await run();
     wall += performance.now() - t0;
+    for (const [t, v] of threadCpu()) perThread.set(t, (perThread.get(t) ?? 0) + v - (th0.get(t) ?? 0));
     const job = cpuMs() - c0;
     total += job;
     stages.other = job - Object.values(stages).reduce((a, b) => a + b, 0);
@@ -106,6 +126,10 @@ for (const [name, make] of Object.entries(cases)) {
   }
   const parts = Object.entries(sum).map(([k, v]) => `${k} ${(v / count).toFixed(0)}`).join('  ');
   console.log(`  ${name.padEnd(9)} total ${(total / count).toFixed(0)} CPU-ms (wall ${(wall / count).toFixed(0)} ms): ${parts}`);
+  // How the CPU spread over threads: the job's own thread first, then the busiest others (helper, Tesseract, ONNX).
+  const own = perThread.get(String(process.pid)) ?? 0;
+  const others = [...perThread].filter(([t, v]) => t !== String(process.pid) && v >= 10 * count).map(([, v]) => v).sort((a, b) => b - a);
+  console.log(`            per thread (CPU-ms per page): job thread ${(own / count).toFixed(0)}; others ${others.map((v) => (v / count).toFixed(0)).join(' ')}`);
 }
 console.log(`load average at end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 process.exit(0);

@@ -134,8 +134,10 @@ export const ConfigSchema = z.object({
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
   // --- OCR (docs/ocr.md). Handed to the inference workers with the rest of this configuration; applied by
   // each worker thread through `configure` (models/ocr/jobs.ts).
-  /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
+  /** ONNX Runtime intra-op threads per worker for the PaddleOCR recogniser and direction classifier. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** ONNX Runtime intra-op threads of the OCR text detector per worker (idle threads block, never spin). */
+  OCR_DET_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   /** Threads recognising one page's text lines per worker: the worker plus OCR_REC_THREADS - 1 helper threads. */
   OCR_REC_THREADS: z.coerce.number().int().min(1).max(8).default(2),
   /** Tesseract threads per worker reading a page's name/address rows in parallel. */

@@ -16,6 +16,13 @@ export interface OcrSettings {
    */
   onnxThreads: number;
   /**
+   * ONNX Runtime intra-op threads of the text detector (one run per page, on the critical path of every
+   * request). Default 2, idle threads blocking rather than spinning: the detector's convolutions over a
+   * 960 px page split well (10 runs of a bill page: 3.3 CPU-s on one thread; 2.2 + 1.7 CPU-s on two, so
+   * about 1.5x faster on an idle core for 18 % more CPU). Read when the models load (first job).
+   */
+  detThreads: number;
+  /**
    * Threads that recognise one page's line crops: the job's own thread plus `recThreads - 1` helper threads
    * per worker, each with its own recogniser session (`rec-helper.ts`). Default 2: a bill, or an INE front
    * once its back is done, then uses both cores of the 2-core target (docs/ocr.md "OCR time"). Read when
@@ -42,10 +49,10 @@ export interface OcrSettings {
    */
   mrzRowScales: readonly number[];
   /**
-   * Crops per recogniser run of a page read (default 6, PaddleOCR's `rec_batch_num`). Measured on 34 pages
-   * (2026-11-25, docs/ocr.md "OCR time"): batch 1 costs a third less CPU (no padding to the batch's widest
-   * crop; SVTR mixes the whole row, so padding is computed) and changes 10 % of the lines' text (mostly word
-   * spaces); not the default until its field accuracy is measured (`scripts/ocr-eval.ts --rec-batch 1`).
+   * Crops per recogniser run of a page read (default 1; PaddleOCR's `rec_batch_num` is 6). A batch pads every
+   * crop to its widest one and SVTR mixes the whole row, so the padding is computed: batch 1 costs a third
+   * less recognition CPU, and its readings are at least as good on the evaluation (2026-11-25, docs/ocr.md
+   * "OCR time": INE n = 100 and bills n = 40 per type, no field lost, word spaces gained on 4 documents).
    */
   recBatch: number;
 }
@@ -53,13 +60,14 @@ export interface OcrSettings {
 /** Today's production behaviour. */
 export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
   onnxThreads: 1,
+  detThreads: 2,
   recThreads: 2,
   tesseractWorkers: 2,
   detMaxSide: 960,
   spanishReread: true,
   mrzDecoder: 'constrained',
   mrzRowScales: Object.freeze([1.3, 1, 1.15, 1.45, 1.6]),
-  recBatch: 6,
+  recBatch: 1,
 });
 
 let current: Readonly<OcrSettings> = DEFAULT_OCR_SETTINGS;
@@ -70,13 +78,14 @@ export function ocrSettings(): Readonly<OcrSettings> {
 }
 
 /**
- * Replaces some settings in this thread (the rest keep their value). `onnxThreads`, `recThreads` and `tesseractWorkers` take effect only if
+ * Replaces some settings in this thread (the rest keep their value). `onnxThreads`, `detThreads`, `recThreads` and `tesseractWorkers` take effect only if
  * the models are not loaded yet (they load on the first job).
  * @throws RangeError on a non-positive thread count or side, or an empty/non-positive scale list
  */
 export function setOcrSettings(patch: Partial<OcrSettings>): void {
   const next = { ...current, ...patch };
   if (!Number.isInteger(next.onnxThreads) || next.onnxThreads < 1) throw new RangeError(`onnxThreads must be a positive integer, got ${next.onnxThreads}`);
+  if (!Number.isInteger(next.detThreads) || next.detThreads < 1) throw new RangeError(`detThreads must be a positive integer, got ${next.detThreads}`);
   if (!Number.isInteger(next.recThreads) || next.recThreads < 1) throw new RangeError(`recThreads must be a positive integer, got ${next.recThreads}`);
   if (!Number.isInteger(next.tesseractWorkers) || next.tesseractWorkers < 1) throw new RangeError(`tesseractWorkers must be a positive integer, got ${next.tesseractWorkers}`);
   if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
@@ -88,6 +97,7 @@ export function setOcrSettings(patch: Partial<OcrSettings>): void {
 /** The OCR block of the validated configuration (`apps/api/config.ts`), typed structurally. */
 export interface OcrConfig {
   OCR_ONNX_THREADS: number;
+  OCR_DET_THREADS: number;
   OCR_REC_THREADS: number;
   OCR_TESSERACT_WORKERS: number;
   OCR_DET_MAX_SIDE: number;
@@ -104,6 +114,7 @@ export function settingsFromConfig(config: Partial<OcrConfig>): OcrSettings {
   const d = DEFAULT_OCR_SETTINGS;
   return {
     onnxThreads: config.OCR_ONNX_THREADS ?? d.onnxThreads,
+    detThreads: config.OCR_DET_THREADS ?? d.detThreads,
     recThreads: config.OCR_REC_THREADS ?? d.recThreads,
     tesseractWorkers: config.OCR_TESSERACT_WORKERS ?? d.tesseractWorkers,
     detMaxSide: config.OCR_DET_MAX_SIDE ?? d.detMaxSide,
