@@ -18,7 +18,7 @@
  * Buckets holding more than {@link INDEX}.capShare of the gallery (keys common to many prints) are
  * skipped at query time: they cost the most and discriminate the least.
  */
-import { CW, type CylinderSet } from './mcc.ts';
+import { CW, MCC, type CylinderSet } from './mcc.ts';
 
 /**
  * Index parameters. bands × rows chosen on the synthetic 10,000-template gallery of
@@ -32,6 +32,12 @@ export interface IndexParams {
   minTableBits: number;
   capShare: number;
   capMin: number;
+  /**
+   * Cylinders with fewer valid cells than this share of the cells within R (near the print's border) are
+   * neither indexed nor used to query (0: all): their bits depend on how much of the finger each
+   * impression shows. 0.9 raised the hit rate at 0.1-1% penetration by 2-4 points and cut postings by 25%.
+   */
+  minValid: number;
   /** Vote of a template for one query cylinder: c^exponent, c the most bands shared with one of its cylinders. */
   exponent: number;
 }
@@ -50,10 +56,18 @@ export const INDEX: IndexParams = {
   /** A bucket with more postings than this share of the gallery (and at least capMin) is skipped. */
   capShare: 0.02,
   capMin: 64,
+  minValid: 0.9,
   exponent: 2,
 };
 
 const NBITS = CW * 32;
+const LW = CW / MCC.ND;
+/** Cells of the 16 × 16 grid whose centre is within R (MCC §3). */
+const CELLS_IN_R = (() => {
+  let n = 0;
+  for (let i = 0; i < MCC.NS; i++) for (let j = 0; j < MCC.NS; j++) if (Math.hypot(i + 0.5 - MCC.NS / 2, j + 0.5 - MCC.NS / 2) <= MCC.NS / 2) n++;
+  return n;
+})();
 /** Min-hash functions available (bands × rows may not exceed it). */
 const H = 128;
 const CHUNK = 8;
@@ -102,6 +116,14 @@ export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: Ind
     while (v) { v &= v - 1; count++; }
   }
   if (count < p.minBits) return false;
+  if (p.minValid > 0) {
+    let valid = 0;
+    for (let w = 0; w < LW; w++) {
+      let v = set.mask[c * LW + w]!;
+      while (v) { v &= v - 1; valid++; }
+    }
+    if (valid < p.minValid * CELLS_IN_R) return false;
+  }
   mins.fill(65535);
   for (let w = 0; w < CW; w++) {
     let v = set.bits[base + w]!;
