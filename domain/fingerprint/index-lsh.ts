@@ -103,12 +103,8 @@ const PERM = (() => {
 const mins = new Uint16Array(H);
 
 
-/**
- * The 32-bit band hashes of cylinder `c` of a set into `out[0..bands)`; false when the cylinder has fewer
- * than `p.minBits` set bits (not indexed).
- */
-export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: IndexParams = INDEX): boolean {
-  const nh = p.bands * p.rows;
+/** True when cylinder `c` of a set is indexed under `p` (enough set bits and valid cells). */
+export function indexable(set: CylinderSet, c: number, p: IndexParams = INDEX): boolean {
   const base = c * CW;
   let count = 0;
   for (let w = 0; w < CW; w++) {
@@ -124,6 +120,31 @@ export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: Ind
     }
     if (valid < p.minValid * CELLS_IN_R) return false;
   }
+  return true;
+}
+
+/**
+ * Parameters a whole set is hashed with: `p`, or `p` without the valid-cell rule when fewer than
+ * {@link MIN_INDEXED} of its cylinders would pass it (a small or partial print is still indexed).
+ */
+export function paramsFor(set: CylinderSet, p: IndexParams = INDEX): IndexParams {
+  if (p.minValid <= 0) return p;
+  let n = 0;
+  for (let c = 0; c < set.n && n < MIN_INDEXED; c++) if (indexable(set, c, p)) n++;
+  return n >= MIN_INDEXED ? p : { ...p, minValid: 0 };
+}
+
+/** Indexed cylinders a template needs before the valid-cell rule applies to it. */
+export const MIN_INDEXED = 6;
+
+/**
+ * The 32-bit band hashes of cylinder `c` of a set into `out[0..bands)`; false when the cylinder is not
+ * {@link indexable} under `p`.
+ */
+export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: IndexParams = INDEX): boolean {
+  const nh = p.bands * p.rows;
+  const base = c * CW;
+  if (!indexable(set, c, p)) return false;
   mins.fill(65535);
   for (let w = 0; w < CW; w++) {
     let v = set.bits[base + w]!;
@@ -215,8 +236,9 @@ export class CandidateIndex {
     if (s === undefined) return;
     const set = this.sets[s]!;
     const mask = (1 << this.tableBits) - 1;
+    const p = paramsFor(set, this.p);
     for (let c = 0; c < Math.min(set.n, MAX_CYL); c++) {
-      if (!bandHashes(set, c, this.hashes, this.p)) continue;
+      if (!bandHashes(set, c, this.hashes, p)) continue;
       for (let band = 0; band < this.p.bands; band++) this.unlink((band << this.tableBits) | (this.hashes[band]! & mask), s * MAX_CYL + c);
     }
     this.slot.delete(id);
@@ -255,8 +277,9 @@ export class CandidateIndex {
     const pairs: number[] = [];
     const bestSlots: number[] = [];
     let maxVote = 0;
+    const qp = paramsFor(query, this.p);
     for (let c = 0; c < query.n; c++) {
-      if (!bandHashes(query, c, this.hashes, this.p)) continue;
+      if (!bandHashes(query, c, this.hashes, qp)) continue;
       pairs.length = 0;
       for (let band = 0; band < this.p.bands; band++) {
         const b = (band << this.tableBits) | (this.hashes[band]! & mask);
@@ -312,8 +335,9 @@ export class CandidateIndex {
 
   private insert(s: number, set: CylinderSet): void {
     const mask = (1 << this.tableBits) - 1;
+    const p = paramsFor(set, this.p);
     for (let c = 0; c < Math.min(set.n, MAX_CYL); c++) {
-      if (!bandHashes(set, c, this.hashes, this.p)) continue;
+      if (!bandHashes(set, c, this.hashes, p)) continue;
       for (let band = 0; band < this.p.bands; band++) this.append((band << this.tableBits) | (this.hashes[band]! & mask), s * MAX_CYL + c);
     }
   }
