@@ -18,7 +18,7 @@
  * Buckets holding more than {@link INDEX}.capShare of the gallery (keys common to many prints) are
  * skipped at query time: they cost the most and discriminate the least.
  */
-import { CW, type CylinderSet } from './mcc.ts';
+import { CW, MCC, type CylinderSet } from './mcc.ts';
 
 /**
  * Index parameters. bands × rows chosen on the synthetic 10,000-template gallery of
@@ -32,6 +32,12 @@ export interface IndexParams {
   minTableBits: number;
   capShare: number;
   capMin: number;
+  /**
+   * Cylinders with fewer valid cells than this share of the cells within R (near the print's border) are
+   * neither indexed nor used to query (0: all): their bits depend on how much of the finger each
+   * impression shows. 0.9 raised the hit rate at 0.1-1% penetration by 2-4 points and cut postings by 25%.
+   */
+  minValid: number;
   /** Vote of a template for one query cylinder: c^exponent, c the most bands shared with one of its cylinders. */
   exponent: number;
 }
@@ -50,10 +56,18 @@ export const INDEX: IndexParams = {
   /** A bucket with more postings than this share of the gallery (and at least capMin) is skipped. */
   capShare: 0.02,
   capMin: 64,
+  minValid: 0.9,
   exponent: 2,
 };
 
 const NBITS = CW * 32;
+const LW = CW / MCC.ND;
+/** Cells of the 16 × 16 grid whose centre is within R (MCC §3). */
+const CELLS_IN_R = (() => {
+  let n = 0;
+  for (let i = 0; i < MCC.NS; i++) for (let j = 0; j < MCC.NS; j++) if (Math.hypot(i + 0.5 - MCC.NS / 2, j + 0.5 - MCC.NS / 2) <= MCC.NS / 2) n++;
+  return n;
+})();
 /** Min-hash functions available (bands × rows may not exceed it). */
 const H = 128;
 const CHUNK = 8;
@@ -89,12 +103,8 @@ const PERM = (() => {
 const mins = new Uint16Array(H);
 
 
-/**
- * The 32-bit band hashes of cylinder `c` of a set into `out[0..bands)`; false when the cylinder has fewer
- * than `p.minBits` set bits (not indexed).
- */
-export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: IndexParams = INDEX): boolean {
-  const nh = p.bands * p.rows;
+/** True when cylinder `c` of a set is indexed under `p` (enough set bits and valid cells). */
+export function indexable(set: CylinderSet, c: number, p: IndexParams = INDEX): boolean {
   const base = c * CW;
   let count = 0;
   for (let w = 0; w < CW; w++) {
@@ -102,6 +112,39 @@ export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: Ind
     while (v) { v &= v - 1; count++; }
   }
   if (count < p.minBits) return false;
+  if (p.minValid > 0) {
+    let valid = 0;
+    for (let w = 0; w < LW; w++) {
+      let v = set.mask[c * LW + w]!;
+      while (v) { v &= v - 1; valid++; }
+    }
+    if (valid < p.minValid * CELLS_IN_R) return false;
+  }
+  return true;
+}
+
+/**
+ * Parameters a whole set is hashed with: `p`, or `p` without the valid-cell rule when fewer than
+ * {@link MIN_INDEXED} of its cylinders would pass it (a small or partial print is still indexed).
+ */
+export function paramsFor(set: CylinderSet, p: IndexParams = INDEX): IndexParams {
+  if (p.minValid <= 0) return p;
+  let n = 0;
+  for (let c = 0; c < set.n && n < MIN_INDEXED; c++) if (indexable(set, c, p)) n++;
+  return n >= MIN_INDEXED ? p : { ...p, minValid: 0 };
+}
+
+/** Indexed cylinders a template needs before the valid-cell rule applies to it. */
+export const MIN_INDEXED = 6;
+
+/**
+ * The 32-bit band hashes of cylinder `c` of a set into `out[0..bands)`; false when the cylinder is not
+ * {@link indexable} under `p`.
+ */
+export function bandHashes(set: CylinderSet, c: number, out: Uint32Array, p: IndexParams = INDEX): boolean {
+  const nh = p.bands * p.rows;
+  const base = c * CW;
+  if (!indexable(set, c, p)) return false;
   mins.fill(65535);
   for (let w = 0; w < CW; w++) {
     let v = set.bits[base + w]!;
@@ -193,8 +236,9 @@ export class CandidateIndex {
     if (s === undefined) return;
     const set = this.sets[s]!;
     const mask = (1 << this.tableBits) - 1;
+    const p = paramsFor(set, this.p);
     for (let c = 0; c < Math.min(set.n, MAX_CYL); c++) {
-      if (!bandHashes(set, c, this.hashes, this.p)) continue;
+      if (!bandHashes(set, c, this.hashes, p)) continue;
       for (let band = 0; band < this.p.bands; band++) this.unlink((band << this.tableBits) | (this.hashes[band]! & mask), s * MAX_CYL + c);
     }
     this.slot.delete(id);
@@ -233,8 +277,9 @@ export class CandidateIndex {
     const pairs: number[] = [];
     const bestSlots: number[] = [];
     let maxVote = 0;
+    const qp = paramsFor(query, this.p);
     for (let c = 0; c < query.n; c++) {
-      if (!bandHashes(query, c, this.hashes, this.p)) continue;
+      if (!bandHashes(query, c, this.hashes, qp)) continue;
       pairs.length = 0;
       for (let band = 0; band < this.p.bands; band++) {
         const b = (band << this.tableBits) | (this.hashes[band]! & mask);
@@ -290,8 +335,9 @@ export class CandidateIndex {
 
   private insert(s: number, set: CylinderSet): void {
     const mask = (1 << this.tableBits) - 1;
+    const p = paramsFor(set, this.p);
     for (let c = 0; c < Math.min(set.n, MAX_CYL); c++) {
-      if (!bandHashes(set, c, this.hashes, this.p)) continue;
+      if (!bandHashes(set, c, this.hashes, p)) continue;
       for (let band = 0; band < this.p.bands; band++) this.append((band << this.tableBits) | (this.hashes[band]! & mask), s * MAX_CYL + c);
     }
   }

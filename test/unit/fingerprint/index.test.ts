@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCylinders } from '../../../domain/fingerprint/mcc.ts';
 import { buildCylindersFast } from '../../../domain/fingerprint/cylinders-fast.ts';
-import { CandidateIndex, candidateCount, CANDIDATES } from '../../../domain/fingerprint/index-lsh.ts';
+import { CandidateIndex, candidateCount, CANDIDATES, indexable, INDEX, MIN_INDEXED } from '../../../domain/fingerprint/index-lsh.ts';
 import { GalleryCache } from '../../../domain/fingerprint/gallery.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from '../../../domain/fingerprint/deps.ts';
 import { parseIsoTemplate } from '../../../domain/fingerprint/iso.ts';
@@ -112,6 +112,23 @@ describe('candidate index', () => {
     expect(fresh.stats().postings).toBe(st.postings);
     const src = gallery(300, 11);
     expect(index.candidates(buildCylinders({ minutiae: mateOf(src[42]!, rng(5)) }), 3)[0]).toBe('t42');
+  });
+
+  it('still indexes a small print whose cylinders are mostly near its border', () => {
+    const r = rng(21);
+    const ms = Array.from({ length: 10 }, () => ({ x: 200 + r() * 60, y: 200 + r() * 60, angle: r() * 2 * Math.PI, type: 'ending' as const, quality: 60 }));
+    const set = buildCylinders({ minutiae: ms });
+    let strict = 0;
+    for (let c = 0; c < set.n; c++) if (indexable(set, c, INDEX)) strict++;
+    expect(set.n).toBeGreaterThan(0);
+    expect(strict).toBeLessThan(MIN_INDEXED);
+    const index = new CandidateIndex();
+    sets.slice(0, 20).forEach((s, i) => index.add(`t${i}`, s));
+    index.add('small', set);
+    expect(index.postingsOf('small')).toBeGreaterThan(0);
+    expect(index.candidates(set, 1)).toEqual(['small']);
+    index.remove('small');
+    expect(index.postingsOf('small')).toBe(0);
   });
 
   it('adapts the candidate list to the gallery', () => {
