@@ -1,8 +1,11 @@
 /**
  * Where a verify request's time goes inside one inference worker: runs the `face.descriptor` stages
  * (decode, detection tensor, detection + 68 landmarks, 128-d net, faceres 1024-d) in this thread on the
- * two photos of `bench/face-verify.bench.ts`, and prints each stage's wall time and this thread's CPU
- * time (ms, median of BENCH_N rounds) with the load average. For a function-level profile run it with
+ * two photos of `bench/face-verify.bench.ts`, and prints each stage's wall time and this process's CPU
+ * time (ms, median of BENCH_N rounds) with the load average. Then, in the same run, before/after pairs
+ * (alternating, CPU per call): the wasm `Concat` kernel against its replacement, and faceres and
+ * face-api's 128-d net on tfjs-backend-wasm against onnxruntime-node (with the largest difference of
+ * their outputs). For a function-level profile run it with
  * `node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/face-stages.bench.ts` and open the
  * `.cpuprofile` (Chrome DevTools) or sum self time per function.
  * Run: `npm run bench:face-stages`.
