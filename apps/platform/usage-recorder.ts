@@ -34,48 +34,54 @@ export async function appendUsage(store: EventStore, batch: readonly ApiCallReco
 }
 
 /**
- * A batch of calls as columns (what the HTTP thread buffers and posts to the usage-writer thread): one
- * array per text field and one `Float64Array` of {@link NUMBER_FIELDS} numbers per call, so recording a
- * call allocates nothing of its own and the hand-over clones no per-call object or key names.
+ * A batch of calls as columns (what the HTTP thread buffers and posts to the usage-writer thread): the
+ * request ids, a table of the batch's distinct other texts referenced by index, and the numbers in a
+ * `Float64Array`, so recording a call allocates nothing of its own and the hand-over clones neither a
+ * per-call object nor the same tenant, key, endpoint or address text once per call (issue 18).
  */
 export interface UsageColumns {
   length: number;
+  /** One per call. */
   requestId: string[];
-  tenantId: (string | null)[];
-  keyId: (string | null)[];
-  endpoint: string[];
-  method: string[];
-  ip: string[];
-  userAgent: (string | null)[];
-  /** Per call, in order: status code, response time (s), request size (bytes), response size (bytes), credits charged, created at (epoch ms). */
+  /** The distinct texts of the batch that {@link refs} point into. */
+  strings: string[];
+  /** Per call, {@link TEXT_FIELDS} indexes into `strings` (-1: null): tenant id, key id, endpoint, method, IP address, user agent. */
+  refs: Int32Array;
+  /** Per call, {@link NUMBER_FIELDS} numbers: status code, response time (s), request size (bytes), response size (bytes), credits charged, created at (epoch ms). */
   numbers: Float64Array;
 }
 
+/** Texts per call in {@link UsageColumns.refs}. */
+export const TEXT_FIELDS = 6;
 /** Numbers per call in {@link UsageColumns.numbers}. */
 export const NUMBER_FIELDS = 6;
 
 function emptyColumns(capacity: number): UsageColumns {
-  return { length: 0, requestId: [], tenantId: [], keyId: [], endpoint: [], method: [], ip: [], userAgent: [], numbers: new Float64Array(capacity * NUMBER_FIELDS) };
+  return { length: 0, requestId: [], strings: [], refs: new Int32Array(capacity * TEXT_FIELDS), numbers: new Float64Array(capacity * NUMBER_FIELDS) };
 }
 
 /** The `ApiCallRecorded` data of each call of a batch (`created_at` as ISO 8601 text of the epoch ms). */
 export function callsOf(batch: UsageColumns): ApiCallRecorded['data'][] {
   const calls: ApiCallRecorded['data'][] = new Array(batch.length);
   const n = batch.numbers;
+  const r = batch.refs;
+  const s = batch.strings;
+  const text = (k: number): string | null => (k < 0 ? null : s[k]!);
   for (let i = 0; i < batch.length; i++) {
     const o = i * NUMBER_FIELDS;
+    const t = i * TEXT_FIELDS;
     calls[i] = {
       request_id: batch.requestId[i]!,
-      tenant_id: batch.tenantId[i]!,
-      key_id: batch.keyId[i]!,
-      endpoint: batch.endpoint[i]!,
-      method: batch.method[i]!,
+      tenant_id: text(r[t]!),
+      key_id: text(r[t + 1]!),
+      endpoint: s[r[t + 2]!]!,
+      method: s[r[t + 3]!]!,
       status_code: n[o]!,
       response_time: n[o + 1]!,
       request_size: n[o + 2]!,
       response_size: n[o + 3]!,
-      ip_address: batch.ip[i]!,
-      user_agent: batch.userAgent[i]!,
+      ip_address: s[r[t + 4]!]!,
+      user_agent: text(r[t + 5]!),
       credits_charged: n[o + 4]!,
       created_at: new Date(n[o + 5]!).toISOString(),
     };
@@ -151,7 +157,7 @@ export class UsageWriterThread implements UsageSink {
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // The numbers' buffer is moved, not copied (the recorder hands over each batch's columns once).
-      if (message.op === 'append') this.worker.postMessage({ id, ...message }, [message.batch.numbers.buffer as ArrayBuffer]);
+      if (message.op === 'append') this.worker.postMessage({ id, ...message }, [message.batch.numbers.buffer as ArrayBuffer, message.batch.refs.buffer as ArrayBuffer]);
       else this.worker.postMessage({ id, ...message });
     });
   }
@@ -181,6 +187,8 @@ export class UsageWriterThread implements UsageSink {
  */
 export class UsageRecorder {
   private buffer: UsageColumns;
+  /** Index of each text in `buffer.strings`. */
+  private textIndex = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -222,13 +230,15 @@ export class UsageRecorder {
   ): void {
     const b = this.buffer;
     const o = b.length * NUMBER_FIELDS;
+    const t = b.length * TEXT_FIELDS;
     b.requestId.push(requestId);
-    b.tenantId.push(tenantId);
-    b.keyId.push(keyId);
-    b.endpoint.push(endpoint);
-    b.method.push(method);
-    b.ip.push(ip);
-    b.userAgent.push(userAgent);
+    const r = b.refs;
+    r[t] = this.ref(tenantId);
+    r[t + 1] = this.ref(keyId);
+    r[t + 2] = this.ref(endpoint);
+    r[t + 3] = this.ref(method);
+    r[t + 4] = this.ref(ip);
+    r[t + 5] = this.ref(userAgent);
     const n = b.numbers;
     n[o] = statusCode;
     n[o + 1] = responseTimeS;
@@ -244,6 +254,18 @@ export class UsageRecorder {
     }
   }
 
+  /** Index of `text` in the batch's string table (added on first use); -1 for null. */
+  private ref(text: string | null): number {
+    if (text === null) return -1;
+    let k = this.textIndex.get(text);
+    if (k === undefined) {
+      k = this.buffer.strings.length;
+      this.buffer.strings.push(text);
+      this.textIndex.set(text, k);
+    }
+    return k;
+  }
+
   /** Appends everything buffered so far; resolves when it is in the log. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -251,6 +273,7 @@ export class UsageRecorder {
     const batch = this.buffer;
     if (batch.length === 0) return this.flushing;
     this.buffer = emptyColumns(this.maxBatch);
+    this.textIndex = new Map();
     this.flushing = this.flushing.then(async () => {
       try {
         await this.sink.append(batch);

@@ -20,7 +20,9 @@ import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 type Message = { id: number; op: 'append'; batch: UsageColumns } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
 
 const config = (workerData as { config: Config }).config;
-const events = createEventStore(config);
+// The projections below read back every usage event this thread appends: they get them from memory
+// (neither they nor `appendUsage` modify events), not from a query and a JSON parse each (issue 18).
+const events = createEventStore(config, { recentAppends: 4000 });
 const readModels = createReadModels(config);
 const projections = projectionsOf(capabilities).filter(readsUsageEvents);
 const noVectorIndex = new Proxy({} as VectorIndex, {

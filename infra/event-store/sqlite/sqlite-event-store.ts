@@ -61,6 +61,18 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
+  /**
+   * This connection's last appended events (`recentAppends`), gapless in global position from
+   * `recentStart`: no other connection's event lies between them (an append whose first position does
+   * not follow the last one starts the list anew), so a read of a range they cover needs no query and no
+   * JSON parsing.
+   */
+  private recent: RecordedEvent[] = [];
+  private recentStart = 0;
+  /** Events of the transaction under way; kept once it commits. */
+  private pendingRecent: RecordedEvent[] | null = null;
+  private readonly typeSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
   private watcher: FSWatcher | null = null;
   /** Foreign commits are being watched for (the folder watch may be closed for a moment: {@link armWatch}). */
   private watching = false;
@@ -72,12 +84,16 @@ export class SqliteEventStore implements EventStore {
    * @param file path of the SQLite file (created with its folder), or `:memory:`.
    * @param pollMs fallback poll interval of subscriptions (milliseconds).
    * @param options `watch: false` turns off the file watch (subscriptions then see other processes'
-   *   commits only at the poll), for tests of the poll path.
+   *   commits only at the poll), for tests of the poll path. `recentAppends: n` keeps this connection's
+   *   last n appended events in memory and answers `readAll` from them where they cover the range (see
+   *   {@link recent}); events read from there share their `data` and `metadata` objects with the appender
+   *   and with every other reader, so only a store whose appenders and readers never modify events may
+   *   use it (the usage-writer thread: it appends usage events and its projections read them back).
    */
   constructor(
     private readonly file: string,
     private readonly pollMs = 100,
-    private readonly options: { watch?: boolean } = {},
+    private readonly options: { watch?: boolean; recentAppends?: number } = {},
   ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
@@ -118,19 +134,18 @@ export class SqliteEventStore implements EventStore {
       let revision = current ?? -1;
       let position = 0;
       const now = new Date().toISOString();
+      const keep = (this.options.recentAppends ?? 0) > 0;
+      const appended: RecordedEvent[] = [];
       for (const event of events) {
         revision += 1;
-        const info = this.stmts.insert.run(
-          randomUUID(),
-          stream,
-          revision,
-          event.type,
-          JSON.stringify(event.data ?? null),
-          JSON.stringify(event.metadata ?? {}),
-          now,
-        );
+        const eventId = randomUUID();
+        const data = event.data ?? null;
+        const metadata = event.metadata ?? {};
+        const info = this.stmts.insert.run(eventId, stream, revision, event.type, JSON.stringify(data), JSON.stringify(metadata), now);
         position = Number(info.lastInsertRowid);
+        if (keep) appended.push({ eventId, type: event.type, data, metadata, streamName: stream, streamRevision: revision, globalPosition: position, recordedAt: now });
       }
+      if (keep) this.pendingRecent = appended;
       return { nextExpectedRevision: revision, lastGlobalPosition: position };
     });
     this.appendTx = (stream, events, expected) => tx.immediate(stream, events, expected);
@@ -140,8 +155,11 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append: no events');
     let result: AppendResult;
     try {
+      this.pendingRecent = null;
       result = this.appendTx(streamName, events, options?.expectedRevision ?? 'any');
+      if (this.pendingRecent) this.keepRecent(this.pendingRecent);
     } catch (error) {
+      this.pendingRecent = null;
       // Another process won the race for the same revision between our check and insert.
       if (error instanceof Error && 'code' in error && (error as { code: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new WrongExpectedRevisionError(streamName, options?.expectedRevision ?? 'any', null);
@@ -162,7 +180,44 @@ export class SqliteEventStore implements EventStore {
     return this.readAllSync(options?.fromPosition ?? 0, options?.maxCount ?? 1000, options?.types);
   }
 
+  /** Adds a committed append's events to {@link recent} (or starts it anew after a gap), keeping the newest. */
+  private keepRecent(appended: RecordedEvent[]): void {
+    if (appended.length === 0) return;
+    const limit = this.options.recentAppends ?? 0;
+    if (this.recent.length > 0 && appended[0]!.globalPosition === this.recentStart + this.recent.length) {
+      for (const e of appended) this.recent.push(e);
+    } else {
+      this.recent = appended;
+      this.recentStart = appended[0]!.globalPosition;
+    }
+    if (this.recent.length > 2 * limit) {
+      const drop = this.recent.length - limit;
+      this.recent = this.recent.slice(drop);
+      this.recentStart += drop;
+    }
+  }
+
   private readAllSync(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
+    const recentEnd = this.recentStart + this.recent.length - 1;
+    if (this.recent.length > 0 && from + 1 >= this.recentStart && from < recentEnd) {
+      // Positions (from, recentEnd] are all in `recent`; anything later comes from the file.
+      let wanted: ReadonlySet<string> | null = null;
+      if (types && types.length > 0) {
+        wanted = this.typeSets.get(types) ?? new Set(types);
+        this.typeSets.set(types, wanted);
+      }
+      const out: RecordedEvent[] = [];
+      for (let i = from + 1 - this.recentStart; i < this.recent.length && out.length < max; i++) {
+        const e = this.recent[i]!;
+        if (!wanted || wanted.has(e.type)) out.push(e);
+      }
+      if (out.length < max) for (const e of this.readStored(recentEnd, max - out.length, types)) out.push(e);
+      return out;
+    }
+    return this.readStored(from, max, types);
+  }
+
+  private readStored(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
     if (!types || types.length === 0) return this.stmts.readAll.all(from, max).map(toRecorded);
     const sql = `SELECT * FROM events WHERE global_position > ? AND type IN (${types.map(() => '?').join(',')}) ORDER BY global_position LIMIT ?`;
     let st = this.typed.get(sql);
