@@ -144,6 +144,8 @@ export const ConfigSchema = z.object({
   OCR_TESSERACT_WORKERS: z.coerce.number().int().min(1).max(8).default(2),
   /** Longest side (px) fed to the text detector. */
   OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
+  /** Longest side (px) fed to the text detector when an INE back's MRZ rows are looked for first (its largest print). */
+  OCR_MRZ_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(640),
   /** `0` turns off the Tesseract Spanish re-read of name/address rows. */
   OCR_SPANISH_REREAD: z.enum(['0', '1']).default('1'),
   /** MRZ row decoding: `constrained` (posteriors at the layout's length, docs/mrz.md) or `greedy` (PaddleOCR's own; for comparisons). */
