@@ -137,7 +137,7 @@ export const ConfigSchema = z.object({
   /** ONNX Runtime intra-op threads per worker for the PaddleOCR recogniser and direction classifier. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** ONNX Runtime intra-op threads of the OCR text detector per worker (idle threads block, never spin). */
-  OCR_DET_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  OCR_DET_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Threads recognising one page's text lines per worker: the worker plus OCR_REC_THREADS - 1 helper threads. */
   OCR_REC_THREADS: z.coerce.number().int().min(1).max(8).default(2),
   /** Tesseract threads per worker reading a page's name/address rows in parallel. */

@@ -16,10 +16,10 @@ export interface OcrSettings {
    */
   onnxThreads: number;
   /**
-   * ONNX Runtime intra-op threads of the text detector (one run per page, on the critical path of every
-   * request). Default 2, idle threads blocking rather than spinning: the detector's convolutions over a
-   * 960 px page split well (10 runs of a bill page: 3.3 CPU-s on one thread; 2.2 + 1.7 CPU-s on two, so
-   * about 1.5x faster on an idle core for 18 % more CPU). Read when the models load (first job).
+   * ONNX Runtime intra-op threads of the text detector (idle threads block rather than spin when > 1).
+   * Default 1: two threads did not make a 736x960 detection faster on this 2-core machine (197-207 vs
+   * 177-189 ms wall spinning or not, 290-355 vs 180-190 CPU-ms; 2026-11-25, docs/ocr.md "OCR time, second
+   * pass"): the detector's many small layers each wake the second thread. Read when the models load.
    */
   detThreads: number;
   /**
@@ -67,7 +67,7 @@ export interface OcrSettings {
 /** Today's production behaviour. */
 export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
   onnxThreads: 1,
-  detThreads: 2,
+  detThreads: 1,
   recThreads: 2,
   tesseractWorkers: 2,
   detMaxSide: 960,
