@@ -17,7 +17,7 @@ export const MRZ_WHITELIST = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 
 /**
  * The worker's PaddleOCR instance (loaded on first use) with `OcrSettings.onnxThreads` ONNX Runtime
- * intra-op threads (default 1), `OcrSettings.detThreads` for the detector (default 2) and `OcrSettings.recThreads` threads recognising a page's crops (default 2: one
+ * intra-op threads (default 1), `OcrSettings.detThreads` for the detector (default 1) and `OcrSettings.recThreads` threads recognising a page's crops (default 2: one
  * helper thread; see `settings.ts`).
  */
 export function getPaddle(): Promise<PaddleOcr> {

@@ -80,7 +80,7 @@ export class PaddleOcr {
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',
       // Idle intra-op threads block instead of spinning: a spinning thread burns the core the other worker
-      // or the helper needs (measured: 2 spinning threads cost 70 % more CPU per page, blocking ones 5-18 %).
+      // or the helper needs (measured: 2 spinning threads cost 70 % more CPU per page, blocking ones 5-50 %).
       ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
     });
     const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));

@@ -16,10 +16,10 @@ export interface OcrSettings {
    */
   onnxThreads: number;
   /**
-   * ONNX Runtime intra-op threads of the text detector (one run per page, on the critical path of every
-   * request). Default 2, idle threads blocking rather than spinning: the detector's convolutions over a
-   * 960 px page split well (10 runs of a bill page: 3.3 CPU-s on one thread; 2.2 + 1.7 CPU-s on two, so
-   * about 1.5x faster on an idle core for 18 % more CPU). Read when the models load (first job).
+   * ONNX Runtime intra-op threads of the text detector (idle threads block rather than spin when > 1).
+   * Default 1: two threads did not make a 736x960 detection faster on this 2-core machine (197-207 vs
+   * 177-189 ms wall spinning or not, 290-355 vs 180-190 CPU-ms; 2026-11-25, docs/ocr.md "OCR time, second
+   * pass"): the detector's many small layers each wake the second thread. Read when the models load.
    */
   detThreads: number;
   /**
@@ -36,6 +36,13 @@ export interface OcrSettings {
   tesseractWorkers: number;
   /** Longest side (px) of the image fed to the text detector (PaddleOCR `det_limit_side_len`; default 960). */
   detMaxSide: number;
+  /**
+   * Longest side (px) fed to the text detector for the MRZ-first pass of an INE back (`readPage` with
+   * `mrzFirst`): the MRZ rows are the page's largest print. Default 640 (measured 2026-11-25 on INE backs of
+   * seed `eval`, documents 0-29: the same MRZ rows as at 960 on all 30, 499 -> 344 CPU-ms per back; 512 lost
+   * 2 MRZs). When that pass finds no MRZ, the page is detected again at `detMaxSide`.
+   */
+  mrzDetMaxSide: number;
   /** Re-read INE/passport name and address rows and bill holder rows with Tesseract `spa` (default true). */
   spanishReread: boolean;
   /**
@@ -60,10 +67,11 @@ export interface OcrSettings {
 /** Today's production behaviour. */
 export const DEFAULT_OCR_SETTINGS: Readonly<OcrSettings> = Object.freeze({
   onnxThreads: 1,
-  detThreads: 2,
+  detThreads: 1,
   recThreads: 2,
   tesseractWorkers: 2,
   detMaxSide: 960,
+  mrzDetMaxSide: 640,
   spanishReread: true,
   mrzDecoder: 'constrained',
   mrzRowScales: Object.freeze([1.3, 1, 1.15, 1.45, 1.6]),
@@ -89,6 +97,7 @@ export function setOcrSettings(patch: Partial<OcrSettings>): void {
   if (!Number.isInteger(next.recThreads) || next.recThreads < 1) throw new RangeError(`recThreads must be a positive integer, got ${next.recThreads}`);
   if (!Number.isInteger(next.tesseractWorkers) || next.tesseractWorkers < 1) throw new RangeError(`tesseractWorkers must be a positive integer, got ${next.tesseractWorkers}`);
   if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
+  if (!Number.isInteger(next.mrzDetMaxSide) || next.mrzDetMaxSide < 32) throw new RangeError(`mrzDetMaxSide must be an integer >= 32, got ${next.mrzDetMaxSide}`);
   if (!Number.isInteger(next.recBatch) || next.recBatch < 1) throw new RangeError(`recBatch must be a positive integer, got ${next.recBatch}`);
   if (!next.mrzRowScales.length || !next.mrzRowScales.every((s) => Number.isFinite(s) && s > 0)) throw new RangeError(`mrzRowScales must be positive numbers, got ${next.mrzRowScales.join(',')}`);
   current = Object.freeze({ ...next, mrzRowScales: Object.freeze([...next.mrzRowScales]) });
@@ -101,6 +110,7 @@ export interface OcrConfig {
   OCR_REC_THREADS: number;
   OCR_TESSERACT_WORKERS: number;
   OCR_DET_MAX_SIDE: number;
+  OCR_MRZ_DET_MAX_SIDE: number;
   OCR_SPANISH_REREAD: '0' | '1';
   OCR_MRZ_DECODER: MrzDecoder;
   OCR_MRZ_ROW_SCALES: readonly number[];
@@ -118,6 +128,7 @@ export function settingsFromConfig(config: Partial<OcrConfig>): OcrSettings {
     recThreads: config.OCR_REC_THREADS ?? d.recThreads,
     tesseractWorkers: config.OCR_TESSERACT_WORKERS ?? d.tesseractWorkers,
     detMaxSide: config.OCR_DET_MAX_SIDE ?? d.detMaxSide,
+    mrzDetMaxSide: config.OCR_MRZ_DET_MAX_SIDE ?? d.mrzDetMaxSide,
     spanishReread: config.OCR_SPANISH_REREAD === undefined ? d.spanishReread : config.OCR_SPANISH_REREAD !== '0',
     mrzDecoder: config.OCR_MRZ_DECODER ?? d.mrzDecoder,
     mrzRowScales: config.OCR_MRZ_ROW_SCALES ?? d.mrzRowScales,
