@@ -105,7 +105,7 @@ export interface BuildOptions {
   reversedNeighbourWeight: number;
 }
 
-export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0 };
+export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0.5 };
 
 /** True for the minutia types whose direction is taken as reversible. */
 const reversibleType = (t: Minutia['type']) => t !== 'ending';
@@ -310,9 +310,19 @@ function sigmoid(v: number, mu: number, tau: number): number {
  * becomes bit 255−c (words in reverse order, bits reversed), and a neighbour's relative direction turns
  * by π, i.e. layer k becomes layer (k + ND/2) mod ND. Exact, no rebuild. Cached per set.
  */
-interface Turned { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array }
-const flippedCache = new WeakMap<CylinderSet, Turned>();
-function flipped(S: CylinderSet): Turned {
+interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; cells: Uint16Array; pop: Uint16Array }
+const straightCache = new WeakMap<CylinderSet, View>();
+/** The set's arrays in the same object shape as a turned copy (keeps the similarity code monomorphic). */
+function straight(S: CylinderSet): View {
+  let v = straightCache.get(S);
+  if (!v) {
+    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, cells: S.cells, pop: S.pop };
+    straightCache.set(S, v);
+  }
+  return v;
+}
+const flippedCache = new WeakMap<CylinderSet, View>();
+function flipped(S: CylinderSet): View {
   let f = flippedCache.get(S);
   if (f) return f;
   const bits = new Uint32Array(S.bits.length);
@@ -326,7 +336,7 @@ function flipped(S: CylinderSet): Turned {
       for (let w = 0; w < LW; w++) bits[c * CW + k * LW + w] = rev32(S.bits[src + LW - 1 - w]!);
     }
   }
-  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n) };
+  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), cells: S.cells, pop: S.pop };
   flippedCache.set(S, f);
   return f;
 }
@@ -348,9 +358,11 @@ export interface MatchOptions {
    * directions differ by more than δθ.
    */
   reversible: boolean;
+  /** Largest direction difference of two matchable cylinders, radians (the paper's δθ, π/2). */
+  deltaTheta: number;
 }
 
-export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lss', reversible: false };
+export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: true, deltaTheta: Math.PI / 3 };
 
 /** Valid cells two cylinders must share (MCC's minME × NS² × ND, counted on one layer). */
 const MIN_COMMON = Math.ceil(MCC.minME * MCC.NS * MCC.NS);
@@ -368,6 +380,8 @@ let rho = new Float32Array(64 * 64);
 let usedA = new Uint8Array(64), usedB = new Uint8Array(64);
 let pSel = new Int32Array(64);
 let poolVal = new Float32Array(1024), poolPos = new Int32Array(1024);
+let sortKey = new Float64Array(256);
+const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
 
 function growPairs(total: number): void {
   if (lsVal.length >= total) return;
@@ -390,10 +404,10 @@ function growRelax(n: number): void {
  * ‖a‖ − ‖a ∧ (circle ∧ ¬maskB)‖ (zero work where B's mask covers the circle, most words) and
  * ‖a⊕b‖ = ‖a‖ + ‖b‖ − 2‖a∧b‖, with a∧b visited only on words non-zero in both.
  */
-function localSimilarity(T: Turned, A: CylinderSet, ai: number, B: CylinderSet, bj: number): number {
+function localSimilarity(T: View, ai: number, B: View, bj: number): number {
   const am = T.mask, bm = B.mask, ab = T.bits, bb = B.bits;
   const aim = ai * LW, bjm = bj * LW, ao = ai * CW, bo = bj * CW;
-  let common = A.cells[ai]!, pa = A.pop[ai]!, pb = B.pop[bj]!;
+  let common = T.cells[ai]!, pa = T.pop[ai]!, pb = B.pop[bj]!;
   // Only the words where a mask leaves out some of the circle need work (border cylinders).
   let pw = B.part[bj]!;
   while (pw !== 0) {
@@ -466,12 +480,21 @@ function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
   let m = 0;
   for (let i = 0; i < n && m < k; i++) if (v[i]! > thr) out[m++] = i;
   for (let i = 0; i < n && m < k; i++) if (v[i]! === thr) out[m++] = i;
-  for (let i = 1; i < m; i++) {
-    const x = out[i]!;
-    let j = i - 1;
-    while (j >= 0 && before(v, x, out[j]!)) { out[j + 1] = out[j]!; j--; }
-    out[j + 1] = x;
+  if (m <= 16) {
+    for (let i = 1; i < m; i++) {
+      const x = out[i]!;
+      let j = i - 1;
+      while (j >= 0 && before(v, x, out[j]!)) { out[j + 1] = out[j]!; j--; }
+      out[j + 1] = x;
+    }
+    return m;
   }
+  // Native sort of keys: the value's float32 bit pattern (monotonic for positive values; every value
+  // here is > 0) above the position (2^20 positions), so equal values keep position order.
+  if (sortKey.length < m) sortKey = new Float64Array(m * 2);
+  for (let i = 0; i < m; i++) { f32[0] = v[out[i]!]!; sortKey[i] = u32[0]! * 1048576 + (1048575 - out[i]!); }
+  const keys = sortKey.subarray(0, m).sort();
+  for (let i = 0; i < m; i++) out[i] = 1048575 - (keys[m - 1 - i]! % 1048576);
   return m;
 }
 
@@ -522,8 +545,9 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   const nA = A.n, nB = B.n;
   if (nA === 0 || nB === 0) return 0;
   growPairs(nA * nB);
-  const dTheta = MCC.deltaTheta;
+  const dTheta = opts.deltaTheta;
   const F = opts.reversible ? flipped(A) : null;
+  const SA = straight(A), SB = straight(B);
   let cnt = 0;
   for (let i = 0; i < nA; i++) {
     if (A.cells[i]! < MIN_COMMON) continue;
@@ -537,7 +561,7 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
         if (F === null || !(fa || B.flip[j] === 1) || PI - Math.abs(d) > dTheta) continue;
         turned = 1;
       }
-      const s = localSimilarity(turned ? F! : A, A, i, B, j);
+      const s = localSimilarity(turned ? F! : SA, i, SB, j);
       if (s <= 0) continue;
       lsVal[cnt] = s;
       lsIdx[cnt] = i * nB + j;
