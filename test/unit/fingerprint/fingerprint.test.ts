@@ -104,8 +104,8 @@ describe('templates and ISO/IEC 19794-2', () => {
     // Measured: recall 0.86 and about 95% of both types within 30° on DB1_B (bifurcations were 27%
     // before their sense was taken from the binarised image, recall 0.75 before the 8-minimal skeleton).
     expect(paired / iso).toBeGreaterThan(0.78);
-    expect(agree.ending[0] / agree.ending[1]).toBeGreaterThan(0.85);
-    expect(agree.bifurcation[0] / agree.bifurcation[1]).toBeGreaterThan(0.85);
+    expect(agree.ending[0]! / agree.ending[1]!).toBeGreaterThan(0.85);
+    expect(agree.bifurcation[0]! / agree.bifurcation[1]!).toBeGreaterThan(0.85);
   });
 });
 
