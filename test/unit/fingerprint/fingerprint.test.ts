@@ -81,7 +81,7 @@ describe('templates and ISO/IEC 19794-2', () => {
     // mapped back here; pairs one-to-one, nearest first, within 12 px (as scripts/fingerprint-diagnose.ts).
     const root = path.join(fpDir, 'fvc2002/DB1_B');
     let iso = 0, paired = 0;
-    const agree = { ending: [0, 0], bifurcation: [0, 0] };
+    const agree: Record<'ending' | 'bifurcation', [agreeing: number, paired: number]> = { ending: [0, 0], bifurcation: [0, 0] };
     for (const n of ['101_1', '103_2', '105_3', '107_4', '109_5']) {
       const img = await decodeFingerprint(new Uint8Array(readFileSync(path.join(root, `${n}.tif`))));
       const ours = extractMinutiae(img).template.minutiae;
@@ -104,8 +104,8 @@ describe('templates and ISO/IEC 19794-2', () => {
     // Measured: recall 0.86 and about 95% of both types within 30° on DB1_B (bifurcations were 27%
     // before their sense was taken from the binarised image, recall 0.75 before the 8-minimal skeleton).
     expect(paired / iso).toBeGreaterThan(0.78);
-    expect(agree.ending[0]! / agree.ending[1]!).toBeGreaterThan(0.85);
-    expect(agree.bifurcation[0]! / agree.bifurcation[1]!).toBeGreaterThan(0.85);
+    expect(agree.ending[0] / agree.ending[1]).toBeGreaterThan(0.85);
+    expect(agree.bifurcation[0] / agree.bifurcation[1]).toBeGreaterThan(0.85);
   });
 });
 
