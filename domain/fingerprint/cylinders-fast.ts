@@ -11,7 +11,7 @@
  * Used to build large galleries (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
  * 4× less CPU than `buildCylinders` per FVC2002 template (see docs/fingerprint.md, Benchmarks).
  */
-import { CW, MCC, withGeometry, type CylinderSet } from './mcc.ts';
+import { BUILD_DEFAULTS, CW, MCC, withGeometry, type CylinderSet } from './mcc.ts';
 import { angleDiff, type FingerprintTemplate } from './template.ts';
 
 const LW = CW / MCC.ND;
@@ -127,10 +127,16 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
     if (nn < MCC.minM) continue;
     for (let q = 0; q < nn; q++) {
       const dth = angleDiff(m.angle, ms[nbr[q]!]!.angle);
+      // A neighbour whose direction is known only up to π also contributes at dth + π (mcc.ts BUILD_DEFAULTS).
+      const rw = ms[nbr[q]!]!.type === 'ending' ? 0 : BUILD_DEFAULTS.reversedNeighbourWeight;
       for (let k = 0; k < ND; k++) {
         const phik = -Math.PI + (k + 0.5) * dd;
         const alpha = angleDiff(phik, dth);
-        cd[q * ND + k] = 0.5 * (erf((alpha + dd / 2) / sd) - erf((alpha - dd / 2) / sd));
+        const g = 0.5 * (erf((alpha + dd / 2) / sd) - erf((alpha - dd / 2) / sd));
+        if (rw > 0) {
+          const beta = angleDiff(phik, dth + Math.PI);
+          cd[q * ND + k] = g + rw * 0.5 * (erf((beta + dd / 2) / sd) - erf((beta - dd / 2) / sd));
+        } else cd[q * ND + k] = g;
       }
       used[q] = 0;
     }
