@@ -64,6 +64,15 @@ export const ConfigSchema = z.object({
    * `auto` (Tiny Face Detector, SSD MobileNet v1 when it finds nothing), `ssd` or `tiny`.
    */
   FACE_DETECTOR: z.enum(['auto', 'ssd', 'tiny']).default('auto'),
+  /**
+   * `true`: an API process sends one `face.warmup` job per worker thread at start, so the face models are
+   * loaded (about 1.5 s of CPU and 300 MB per worker) before the first face request instead of during it.
+   * Off by default: a deployment or test server that never serves faces does not pay for them.
+   */
+  FACE_PRELOAD: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 
   // --- registry lookups (RENAPO/INE, docs/registry.md) ---
   /** `sandbox` (embedded default: synthetic fixture registry, answers marked) or `http` (certified provider). */

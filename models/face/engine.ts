@@ -87,6 +87,11 @@ export const RACE_CLASSES = ['white', 'black', 'asian', 'indian', 'other'] as co
 /** One of {@link RACE_CLASSES}. */
 export type RaceClass = (typeof RACE_CLASSES)[number];
 
+let coreReady = false;
+
+/** Whether this thread has loaded the core models (a load started but not finished counts as not loaded). */
+export function faceModelsLoaded(): boolean { return coreReady; }
+
 /**
  * Loads the core models once per thread: tiny detector, 68-point landmarks, face-api recognition net,
  * faceres. The others (SSD, age/gender, expressions, antispoof, liveness, gear) load on first use, so a
@@ -108,6 +113,7 @@ export function loadFaceModels(): Promise<Loaded> {
     const faceres = await loadFaceres();
     const m = { tf, faceapi, faceres, recognition };
     await warmUp(m);
+    coreReady = true;
     return m;
   })();
   loaded.catch(() => { loaded = null; });

@@ -11,7 +11,9 @@
  * - `face.analyze`    {image, attributes?}                           -> AnalyzeJobOutput
  * - `face.landmarks`  {image, model?: '68_point'|'5_point'}          -> LandmarksJobOutput
  * - `face.liveness`   {image, threshold?}                            -> LivenessJobOutput
+ * - `face.warmup`     {}                                             -> {threadId, alreadyLoaded, loadMs} (loads the core models)
  */
+import { threadId } from 'node:worker_threads';
 import { faceError, NO_FACE_SUGGESTIONS } from '../../domain/face/errors.ts';
 import { MIN_FACE_SIDE } from '../../domain/face/image-format.ts';
 import { lumaCrop, measureQuality, type QualityReport } from '../../domain/face/quality.ts';
@@ -19,7 +21,7 @@ import { compareDescriptors, type VerifyDecision } from '../../domain/face/verif
 import { livenessDecision, screenArtefactScore, type LivenessResult } from '../../domain/face/liveness.ts';
 import { landmarksFrom5, landmarksFrom68, type LandmarkSet } from '../../domain/face/landmarks.ts';
 import { decodeImage } from './image.ts';
-import { FaceImage, setDefaultDetector, type Box, type DetectedFace, type DetectorName, type FaceAttributes, type RaceClass } from './engine.ts';
+import { FaceImage, faceModelsLoaded, loadFaceModels, setDefaultDetector, type Box, type DetectedFace, type DetectorName, type FaceAttributes, type RaceClass } from './engine.ts';
 import type { Point } from './align.ts';
 
 /** Default detector score cut-off when the caller gives none. */
@@ -234,6 +236,17 @@ export const handlers = {
         : landmarksFrom68(face.landmarks68, W, H);
       return { landmarks, face_region: face.box, model };
     } finally { fi.dispose(); }
+  },
+
+  /**
+   * Loads this worker's core face models and runs their warm-up pass (`FACE_PRELOAD`): `alreadyLoaded` says
+   * whether an earlier job had loaded them, `loadMs` how long this job waited for them (wall ms).
+   */
+  'face.warmup': async (_input: Record<string, never>): Promise<{ threadId: number; alreadyLoaded: boolean; loadMs: number }> => {
+    const alreadyLoaded = faceModelsLoaded();
+    const t = performance.now();
+    await loadFaceModels();
+    return { threadId, alreadyLoaded, loadMs: Math.round(performance.now() - t) };
   },
 
   'face.liveness': async (input: { image: Uint8Array; threshold?: number }): Promise<LivenessJobOutput> => {

@@ -35,26 +35,37 @@ const FLOAT = 1, INT64 = 7;
 /** ONNX `AttributeProto.AttributeType` codes used here. */
 const ATTR_FLOAT = 1, ATTR_INT = 2, ATTR_STRING = 3, ATTR_INTS = 7;
 
-/** Growable byte buffer with protobuf primitives. */
+/**
+ * Protobuf primitives written as a list of chunks: small fields go to a scratch buffer, large payloads
+ * (weights) are kept by reference, and a nested message is its child's chunks behind a length prefix,
+ * so every byte is copied once, in {@link Writer.finish}.
+ */
 class Writer {
-  private buf = new Uint8Array(1024);
-  private len = 0;
+  private readonly chunks: Uint8Array[] = [];
+  private scratch = new Uint8Array(256);
+  private used = 0;
+  /** Total bytes written so far. */
+  length = 0;
 
-  private reserve(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
+  private flush(): void {
+    if (this.used === 0) return;
+    this.chunks.push(this.scratch.subarray(0, this.used));
+    this.scratch = new Uint8Array(256);
+    this.used = 0;
+  }
+
+  private room(n: number): void {
+    if (this.used + n > this.scratch.length) this.flush();
   }
 
   /** Unsigned varint; values must be non-negative integers below 2^53. */
   varint(v: number): this {
     if (!Number.isSafeInteger(v) || v < 0) throw new Error(`onnx-proto: varint out of range: ${v}`);
-    this.reserve(10);
-    while (v >= 0x80) { this.buf[this.len++] = (v % 0x80) | 0x80; v = Math.floor(v / 0x80); }
-    this.buf[this.len++] = v;
+    this.room(10);
+    const start = this.used;
+    while (v >= 0x80) { this.scratch[this.used++] = (v % 0x80) | 0x80; v = Math.floor(v / 0x80); }
+    this.scratch[this.used++] = v;
+    this.length += this.used - start;
     return this;
   }
 
@@ -63,16 +74,19 @@ class Writer {
   int(field: number, v: number): this { return this.key(field, 0).varint(v); }
 
   float(field: number, v: number): this {
-    this.key(field, 5).reserve(4);
-    new DataView(this.buf.buffer).setFloat32(this.len, v, true);
-    this.len += 4;
+    this.key(field, 5).room(4);
+    new DataView(this.scratch.buffer).setFloat32(this.used, v, true);
+    this.used += 4;
+    this.length += 4;
     return this;
   }
 
+  /** A length-delimited field; `b` is kept by reference (not copied) until {@link finish}. */
   bytes(field: number, b: Uint8Array): this {
-    this.key(field, 2).varint(b.byteLength).reserve(b.byteLength);
-    this.buf.set(b, this.len);
-    this.len += b.byteLength;
+    this.key(field, 2).varint(b.byteLength);
+    this.flush();
+    this.chunks.push(b);
+    this.length += b.byteLength;
     return this;
   }
 
@@ -81,10 +95,21 @@ class Writer {
   message(field: number, fill: (w: Writer) => void): this {
     const w = new Writer();
     fill(w);
-    return this.bytes(field, w.finish());
+    w.flush();
+    this.key(field, 2).varint(w.length);
+    this.flush();
+    for (const c of w.chunks) this.chunks.push(c);
+    this.length += w.length;
+    return this;
   }
 
-  finish(): Uint8Array { return this.buf.subarray(0, this.len); }
+  finish(): Uint8Array {
+    this.flush();
+    const out = new Uint8Array(this.length);
+    let o = 0;
+    for (const c of this.chunks) { out.set(c, o); o += c.byteLength; }
+    return out;
+  }
 }
 
 function attribute(w: Writer, name: string, v: OnnxAttr): void {
@@ -134,6 +159,28 @@ export function encodeOnnxModel(m: OnnxModel): Uint8Array {
   return w.finish();
 }
 
+/**
+ * A TF kernel `[kh,kw,cin,m]` (HWIO) in ONNX order: OIHW `[m,cin,kh,kw]`, or for a depthwise kernel
+ * (`m` = channel multiplier) `[cin*m,1,kh,kw]` with output channel `c*m + j`.
+ */
+export function transposeKernel(src: Float32Array, kh: number, kw: number, cin: number, m: number, depthwise: boolean): Float32Array {
+  const t = new Float32Array(src.length);
+  const khw = kh * kw;
+  for (let y = 0; y < kh; y++) {
+    for (let x = 0; x < kw; x++) {
+      const yx = y * kw + x;
+      for (let c = 0; c < cin; c++) {
+        const from = (yx * cin + c) * m;
+        for (let j = 0; j < m; j++) {
+          const o = depthwise ? c * m + j : j * cin + c;
+          t[o * khw + yx] = src[from + j]!;
+        }
+      }
+    }
+  }
+  return t;
+}
+
 /** A weight tensor as face-api holds it: shape and values (`dataSync()` of a tfjs tensor). */
 export interface WeightTensor { shape: number[]; dataSync(): Float32Array | Int32Array | Uint8Array }
 
@@ -179,14 +226,9 @@ export class GraphBuilder {
    */
   conv(x: string, filters: WeightTensor, bias: WeightTensor | null, opts: { stride?: number; pad: 'same' | 'valid' | number[]; depthwise?: boolean }): string {
     const [kh, kw, cin, m] = filters.shape as [number, number, number, number];
-    const w = filters.dataSync(), t = new Float32Array(w.length);
     const depthwise = opts.depthwise ?? false;
     if (depthwise && m !== 1) throw new Error(`GraphBuilder.conv: depthwise multiplier ${m} not supported`);
-    for (let y = 0; y < kh; y++) for (let xx = 0; xx < kw; xx++) for (let c = 0; c < cin; c++) for (let o = 0; o < m; o++) {
-      const v = w[((y * kw + xx) * cin + c) * m + o]!;
-      if (depthwise) t[(c * kh + y) * kw + xx] = v;
-      else t[((o * cin + c) * kh + y) * kw + xx] = v;
-    }
+    const t = transposeKernel(Float32Array.from(filters.dataSync()), kh, kw, cin, m, depthwise);
     const cout = depthwise ? cin : m;
     const inputs = [x, this.init('filters', depthwise ? [cin, 1, kh, kw] : [cout, cin, kh, kw], t)];
     if (bias) inputs.push(this.init('bias', [cout], Float32Array.from(bias.dataSync())));

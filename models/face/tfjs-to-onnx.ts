@@ -22,7 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OnnxInitializer, OnnxModel, OnnxNode } from './onnx-proto.ts';
+import { transposeKernel, type OnnxInitializer, type OnnxModel, type OnnxNode } from './onnx-proto.ts';
 
 interface TfNode { name: string; op: string; input?: string[]; attr?: Record<string, TfAttr> }
 interface TfAttr { s?: string; i?: string; f?: number; b?: boolean; list?: { i?: string[]; s?: string[] } }
@@ -175,13 +175,7 @@ export function tfjsGraphToOnnx(modelJsonPath: string, input: { name: string; sh
         const s = ints(n.attr?.strides), d = ints(n.attr?.dilations);
         const depthwise = n.op === 'DepthwiseConv2dNative';
         const cout = depthwise ? cin * m : m;
-        const t = new Float32Array(w.data.length);
-        // HWIO -> OIHW; depthwise [kh,kw,C,m] -> [C*m,1,kh,kw] with output channel c*m + j
-        for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let c = 0; c < cin; c++) for (let j = 0; j < m; j++) {
-          const v = w.data[((y * kw + x) * cin + c) * m + j]!;
-          if (depthwise) t[((c * m + j) * kh + y) * kw + x] = v;
-          else t[((j * cin + c) * kh + y) * kw + x] = v;
-        }
+        const t = transposeKernel(w.data as Float32Array, kh, kw, cin, m, depthwise);
         onnxNodes.push({
           op: 'Conv', name: out, inputs: [name(ins[0]!), init(ref(ins[1]!), depthwise ? [cout, 1, kh, kw] : [cout, cin, kh, kw], t)], outputs: [out],
           attrs: {

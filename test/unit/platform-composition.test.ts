@@ -117,7 +117,7 @@ describe('composition root', () => {
     expect(projectionsOf(capabilities).map((p) => p.name)).toEqual(['tenants', 'api-keys', 'usage-events', 'webhooks', 'face-embeddings', 'signing-documents', 'usage-analytics', 'usage-exports', 'fingerprint-templates', 'deployments']);
     const table = jobTableOf(capabilities);
     expect([...table.keys()].sort()).toEqual(
-      ['face.analyze', 'face.descriptor', 'face.detect', 'face.landmarks', 'face.liveness', 'face.verify', 'fingerprint.extract', 'ocr.authenticity', 'ocr.extractDocument', 'ocr.extractId', 'ocr.readPage', 'signing.seal', 'system.checksum', 'system.fail', 'system.health', 'system.sleep'].sort(),
+      ['face.analyze', 'face.descriptor', 'face.detect', 'face.landmarks', 'face.liveness', 'face.verify', 'face.warmup', 'fingerprint.extract', 'ocr.authenticity', 'ocr.extractDocument', 'ocr.extractId', 'ocr.readPage', 'signing.seal', 'system.checksum', 'system.fail', 'system.health', 'system.sleep'].sort(),
     );
     expect(() => jobTableOf([...capabilities, capabilities.find((c) => c.name === 'face')!])).toThrow(/declared twice/);
     expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face', 'signing', 'usage', 'fingerprint', 'deployments']);
