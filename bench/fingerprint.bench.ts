@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     let cylBytes = 0;
     for (const s of gallery) cylBytes += s.n * (CW + CW / 6 + 3) * 4;
     console.log(`\n1:N, gallery ${n}: index built in ${(indexWall / 1000).toFixed(1)} s wall, ${(indexCpu / 1000).toFixed(1)} s CPU (${(indexCpu / n).toFixed(2)} ms per template); ${st.postings} postings, table 2^${st.tableBits} per band  [load ${load()}]`);
-    console.log(`  memory: RSS ${mb(mem.rss)}, V8 heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; per template: cylinders ${Math.round(cylBytes / n)} B, index ${Math.round((st.tableBytes + st.poolBytes) / n)} B (tables ${mb(st.tableBytes)}, postings pool ${mb(st.poolBytes)})`);
+    console.log(`  memory: RSS ${mb(mem.rss)}, V8 heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; per template: cylinders ${Math.round(cylBytes / n)} B, index ${Math.round((st.tableBytes + st.poolBytes) / n)} B allocated, ${Math.round((st.tableBytes + st.poolUsedBytes) / n)} B used (tables ${mb(st.tableBytes)}, postings pool ${mb(st.poolBytes)}, ${mb(st.poolUsedBytes)} of it used)`);
     const k = n < EXHAUSTIVE_BELOW ? n : candidateCount(n);
     const wall: number[] = [], cpu: number[] = [];
     let rank1 = 0, hit = 0;

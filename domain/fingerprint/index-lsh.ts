@@ -174,7 +174,10 @@ export interface IndexStats {
   postings: number;
   tableBits: number;
   tableBytes: number;
+  /** Allocated postings pool (grows by doubling). */
   poolBytes: number;
+  /** The part of the pool in use (chunks handed out). */
+  poolUsedBytes: number;
 }
 
 /**
@@ -216,7 +219,7 @@ export class CandidateIndex {
   }
 
   stats(): IndexStats {
-    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength };
+    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength, poolUsedBytes: (this.chunks - this.freeChunks.length) * CHUNK * 4 };
   }
 
   /** Indexes a template; a second add of the same id is ignored. */
