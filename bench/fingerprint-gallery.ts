@@ -23,14 +23,15 @@ import { join } from 'node:path';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
 import { buildCylindersFast } from '../domain/fingerprint/cylinders-fast.ts';
-import { CW, type CylinderSet } from '../domain/fingerprint/mcc.ts';
+import { CW, withGeometry, type CylinderSet } from '../domain/fingerprint/mcc.ts';
+import { compactCylinders } from '../domain/fingerprint/gallery.ts';
 import type { FingerprintTemplate, Minutia } from '../domain/fingerprint/template.ts';
 
 export const FVC_ROOT = new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
 const PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
 const CACHE = '/tmp/sello-fp-bench';
 /** Bump when the generation below changes (invalidates the cache). */
-const GEN_VERSION = 'gallery-v1';
+const GEN_VERSION = 'gallery-v2';
 const LW = CW / 6;
 
 export interface Sources {
@@ -152,10 +153,10 @@ export function loadGallery(src: Sources, seed: number, N: number, onProgress?: 
   return { sets, cached: false };
 }
 
-/** Binary layout per set: n (u32), then n×CW bits, n×LW mask (u32), x, y, angle (f32). */
+/** Binary layout per set: n (u32), then n×CW bits, n×LW mask (u32), x, y, angle (f32), flip (u32 0/1). */
 function writeSets(sets: CylinderSet[]): Buffer {
   let words = 1;
-  for (const s of sets) words += 1 + s.n * (CW + LW + 3);
+  for (const s of sets) words += 1 + s.n * (CW + LW + 4);
   const out = new Uint32Array(words);
   const f = new Float32Array(out.buffer);
   out[0] = sets.length;
@@ -167,6 +168,7 @@ function writeSets(sets: CylinderSet[]): Buffer {
     f.set(s.x, o); o += s.n;
     f.set(s.y, o); o += s.n;
     f.set(s.angle, o); o += s.n;
+    out.set(s.flip, o); o += s.n;
   }
   return Buffer.from(out.buffer);
 }
@@ -178,18 +180,13 @@ function readSets(buf: Buffer, max: number): CylinderSet[] {
   let o = 1;
   for (let i = 0; i < count; i++) {
     const n = words[o++]!;
-    // One ArrayBuffer per set (a copy), so a set does not keep the whole file alive when dropped.
-    const part = words.slice(o, o + n * (CW + LW + 3));
-    const pf = new Float32Array(part.buffer);
-    out.push({
-      n,
-      bits: part.subarray(0, n * CW),
-      mask: part.subarray(n * CW, n * (CW + LW)),
-      x: pf.subarray(n * (CW + LW), n * (CW + LW) + n),
-      y: pf.subarray(n * (CW + LW) + n, n * (CW + LW) + 2 * n),
-      angle: pf.subarray(n * (CW + LW) + 2 * n, n * (CW + LW + 3)),
-    });
-    o += n * (CW + LW + 3);
+    const seg = words.subarray(o, o + n * (CW + LW + 4));
+    const pf = new Float32Array(seg.buffer, seg.byteOffset, seg.length);
+    const at = n * (CW + LW);
+    // withGeometry copies every array, so a set does not keep the whole file alive when dropped.
+    out.push(compactCylinders(withGeometry(n, pf.subarray(at, at + n), pf.subarray(at + n, at + 2 * n), pf.subarray(at + 2 * n, at + 3 * n),
+      seg.slice(0, n * CW), seg.slice(n * CW, at), seg.subarray(at + 3 * n, at + 4 * n))));
+    o += n * (CW + LW + 4);
   }
   return out;
 }

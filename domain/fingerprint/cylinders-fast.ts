@@ -11,7 +11,7 @@
  * Used to build large galleries (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
  * 4× less CPU than `buildCylinders` per FVC2002 template (see docs/fingerprint.md, Benchmarks).
  */
-import { CW, MCC, type CylinderSet } from './mcc.ts';
+import { BUILD_DEFAULTS, CW, MCC, withGeometry, type CylinderSet } from './mcc.ts';
 import { angleDiff, type FingerprintTemplate } from './template.ts';
 
 const LW = CW / MCC.ND;
@@ -127,10 +127,16 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
     if (nn < MCC.minM) continue;
     for (let q = 0; q < nn; q++) {
       const dth = angleDiff(m.angle, ms[nbr[q]!]!.angle);
+      // A neighbour whose direction is known only up to π also contributes at dth + π (mcc.ts BUILD_DEFAULTS).
+      const rw = ms[nbr[q]!]!.type === 'ending' ? 0 : BUILD_DEFAULTS.reversedNeighbourWeight;
       for (let k = 0; k < ND; k++) {
         const phik = -Math.PI + (k + 0.5) * dd;
         const alpha = angleDiff(phik, dth);
-        cd[q * ND + k] = 0.5 * (erf((alpha + dd / 2) / sd) - erf((alpha - dd / 2) / sd));
+        const g = 0.5 * (erf((alpha + dd / 2) / sd) - erf((alpha - dd / 2) / sd));
+        if (rw > 0) {
+          const beta = angleDiff(phik, dth + Math.PI);
+          cd[q * ND + k] = g + rw * 0.5 * (erf((beta + dd / 2) / sd) - erf((beta - dd / 2) / sd));
+        } else cd[q * ND + k] = g;
       }
       used[q] = 0;
     }
@@ -174,14 +180,11 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
     keep.push(a);
   }
   const n = keep.length;
-  const buf = new ArrayBuffer(n * (CW + LW) * 4 + n * 12);
+  const buf = new ArrayBuffer(n * (CW + LW) * 4);
   const bits = new Uint32Array(buf, 0, n * CW);
   const mask = new Uint32Array(buf, n * CW * 4, n * LW);
   bits.set(bitsAll.subarray(0, n * CW));
   mask.set(maskAll.subarray(0, n * LW));
-  const x = new Float32Array(buf, n * (CW + LW) * 4, n);
-  const y = new Float32Array(buf, n * (CW + LW) * 4 + n * 4, n);
-  const angle = new Float32Array(buf, n * (CW + LW) * 4 + n * 8, n);
-  keep.forEach((a, i) => { x[i] = ms[a]!.x; y[i] = ms[a]!.y; angle[i] = ms[a]!.angle; });
-  return { n, x, y, angle, bits, mask };
+  const kept = keep.map((a) => ms[a]!);
+  return withGeometry(n, kept.map((m) => m.x), kept.map((m) => m.y), kept.map((m) => m.angle), bits, mask, kept.map((m) => (m.type === 'ending' ? 0 : 1)));
 }

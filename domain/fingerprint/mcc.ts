@@ -57,7 +57,58 @@ export interface CylinderSet {
   angle: Float32Array;
   bits: Uint32Array;
   mask: Uint32Array;
+  /** 1 where the minutia's direction is known only up to π (bifurcation or 'other'), else 0. */
+  flip: Uint8Array;
+  /** Valid cells of each cylinder on one layer (popcount of its mask), for early rejection. */
+  cells: Uint16Array;
+  /** Set bits of each cylinder. */
+  pop: Uint16Array;
+  /** Two words per cylinder: bit k of word k >> 5 (k < 48, as 24 + 24 bits) set when bits word k is not zero. */
+  nz: Int32Array;
+  /** Per cylinder, bit w set when mask word w does not cover the circle's cells of that word. */
+  part: Uint8Array;
 }
+
+/** Partial-mask bitmaps (see CylinderSet.part) of n cylinders. */
+function partialWords(mask: Uint32Array, n: number): Uint8Array {
+  const part = new Uint8Array(n);
+  for (let c = 0; c < n; c++) for (let w = 0; w < LW; w++) if (mask[c * LW + w] !== CIRCLE[w]) part[c] = part[c]! | (1 << w);
+  return part;
+}
+
+/** Cells inside the cylinder's circle (distance of the cell centre to the minutia ≤ R), LW words of one layer. */
+const CIRCLE = (() => {
+  const m = new Uint32Array(LW);
+  const ds = (2 * MCC.R) / MCC.NS;
+  for (let i = 0; i < MCC.NS; i++) for (let j = 0; j < MCC.NS; j++) {
+    if (Math.hypot(ds * (i + 0.5 - MCC.NS / 2), ds * (j + 0.5 - MCC.NS / 2)) > MCC.R) continue;
+    const cell = i * MCC.NS + j;
+    m[cell >> 5] = (m[cell >> 5]! | (1 << (cell & 31))) >>> 0;
+  }
+  return m;
+})();
+
+/** Non-zero-word bitmaps (see CylinderSet.nz) of n cylinders. */
+function nonZeroWords(bits: Uint32Array, n: number): Int32Array {
+  const nz = new Int32Array(2 * n);
+  for (let c = 0; c < n; c++) for (let k = 0; k < CW; k++) if (bits[c * CW + k] !== 0) { const q = 2 * c + (k >= 24 ? 1 : 0); nz[q] = nz[q]! | (1 << (k % 24)); }
+  return nz;
+}
+
+/** Options of the cylinder construction beyond the paper's Table 2. */
+export interface BuildOptions {
+  /**
+   * Weight of a neighbouring bifurcation's contribution in the reverse sense of its direction (θ + π;
+   * 0 = the paper's single sense), since our extractor reverses about a third of them between impressions
+   * (docs/fingerprint.md).
+   */
+  reversedNeighbourWeight: number;
+}
+
+export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0.5 };
+
+/** True for the minutia types whose direction is taken as reversible. */
+const reversibleType = (t: Minutia['type']) => t !== 'ending';
 
 function erf(x: number): number {
   // Abramowitz and Stegun 7.1.26 (max error 1.5e-7).
@@ -112,7 +163,7 @@ function nearHull(hull: Array<[number, number]>, x: number, y: number, omega: nu
  * Builds the bit cylinders of a template (MCC §3: cell centres, spatial contribution
  * Gaussian(σS), directional contribution integrated over the cell's angular range, threshold μψ).
  */
-export function buildCylinders(t: Pick<FingerprintTemplate, 'minutiae'>): CylinderSet {
+export function buildCylinders(t: Pick<FingerprintTemplate, 'minutiae'>, opts: Readonly<BuildOptions> = BUILD_DEFAULTS): CylinderSet {
   const ms = t.minutiae;
   const { R, NS, ND, sigmaS, sigmaD, muPsi, omega } = MCC;
   const ds = (2 * R) / NS;
@@ -142,10 +193,12 @@ export function buildCylinders(t: Pick<FingerprintTemplate, 'minutiae'>): Cylind
     const cd = nbr.map((b) => {
       const dth = angleDiff(m.angle, ms[b]!.angle);
       const out: number[] = [];
+      const rw = reversibleType(ms[b]!.type) ? opts.reversedNeighbourWeight : 0;
+      const g = (alpha: number) => 0.5 * (erf((alpha + dd / 2) / (sigmaD * Math.SQRT2)) - erf((alpha - dd / 2) / (sigmaD * Math.SQRT2)));
       for (let k = 0; k < ND; k++) {
         const phik = -Math.PI + (k + 0.5) * dd;
         const alpha = angleDiff(phik, dth);
-        out.push(0.5 * (erf((alpha + dd / 2) / (sigmaD * Math.SQRT2)) - erf((alpha - dd / 2) / (sigmaD * Math.SQRT2))));
+        out.push(rw > 0 ? g(alpha) + rw * g(angleDiff(phik, dth + Math.PI)) : g(alpha));
       }
       return out;
     });
@@ -197,212 +250,384 @@ function packCylinders(keep: Minutia[], bitsList: number[][], maskList: number[]
   const mask = new Uint32Array(n * LW);
   bitsList.forEach((b, i) => bits.set(b, i * CW));
   maskList.forEach((m, i) => mask.set(m, i * LW));
-  return withGeometry(n, keep.map((m) => m.x), keep.map((m) => m.y), keep.map((m) => m.angle), bits, mask);
+  return withGeometry(n, keep.map((m) => m.x), keep.map((m) => m.y), keep.map((m) => m.angle), bits, mask, keep.map((m) => (reversibleType(m.type) ? 1 : 0)));
 }
 
-/** A cylinder set from its parts (x, y in image pixels, y down; angles ISO radians). */
-export function withGeometry(n: number, xs: ArrayLike<number>, ys: ArrayLike<number>, angles: ArrayLike<number>, bits: Uint32Array, mask: Uint32Array): CylinderSet {
-  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask };
+/**
+ * A cylinder set from its parts (x, y in image pixels, y down; angles ISO radians; `bits` CW and `mask`
+ * LW words per cylinder; `flips` 1 for a reversible direction, default none).
+ */
+export function withGeometry(n: number, xs: ArrayLike<number>, ys: ArrayLike<number>, angles: ArrayLike<number>, bits: Uint32Array, mask: Uint32Array, flips?: ArrayLike<number>): CylinderSet {
+  const cells = new Uint16Array(n), pop = new Uint16Array(n);
+  for (let c = 0; c < n; c++) {
+    for (let w = 0; w < LW; w++) {
+      mask[c * LW + w] = mask[c * LW + w]! & CIRCLE[w]!;
+      cells[c] = cells[c]! + popcnt(mask[c * LW + w]!);
+    }
+    // Bits live in valid cells only (the similarity relies on it).
+    for (let k = 0; k < CW; k++) {
+      bits[c * CW + k] = bits[c * CW + k]! & mask[c * LW + (k % LW)]!;
+      pop[c] = pop[c]! + popcnt(bits[c * CW + k]!);
+    }
+  }
+  const flip = flips ? Uint8Array.from(flips) : new Uint8Array(n);
+  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n) };
 }
 
-/** Bit counts of every 16-bit value. */
-const POP16 = (() => {
-  const t = new Uint8Array(65536);
-  for (let i = 1; i < 65536; i++) t[i] = (i & 1) + t[i >> 1]!;
-  return t;
-})();
-const mw = new Int32Array(8);
-
+/** Bit count of a 32-bit word (SWAR; V8 has no popcount intrinsic). */
 function popcnt(v: number): number {
   v = v - ((v >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Bits of a 32-bit word in reverse order. */
+function rev32(v: number): number {
+  v = ((v >>> 1) & 0x55555555) | ((v & 0x55555555) << 1);
+  v = ((v >>> 2) & 0x33333333) | ((v & 0x33333333) << 2);
+  v = ((v >>> 4) & 0x0f0f0f0f) | ((v & 0x0f0f0f0f) << 4);
+  v = ((v >>> 8) & 0x00ff00ff) | ((v & 0x00ff00ff) << 8);
+  return ((v >>> 16) | (v << 16)) >>> 0;
+}
+
+const PI = Math.PI;
+const TWO_PI = 2 * Math.PI;
+
+/** angleDiff for |a − b| < 4π (every use here), without the remainder operation. */
+function adiff(a: number, b: number): number {
+  let d = a - b;
+  if (d > PI) { d -= TWO_PI; if (d > PI) d -= TWO_PI; } else if (d <= -PI) { d += TWO_PI; if (d <= -PI) d += TWO_PI; }
+  return d;
 }
 
 function sigmoid(v: number, mu: number, tau: number): number {
   return 1 / (1 + Math.exp(-tau * (v - mu)));
 }
 
-/** Size of the local-similarity buffers (grown on demand). */
-let lsBuf = new Float32Array(0);
-let lsIdx = new Int32Array(0);
+/**
+ * The cylinders turned by π: what a minutia's cylinder would be with its direction reversed. The cell
+ * lattice is symmetric about the centre, so cell (i, j) becomes (NS−1−i, NS−1−j), i.e. bit c of a layer
+ * becomes bit 255−c (words in reverse order, bits reversed), and a neighbour's relative direction turns
+ * by π, i.e. layer k becomes layer (k + ND/2) mod ND. Exact, no rebuild. Cached per set.
+ */
+interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; cells: Uint16Array; pop: Uint16Array }
+const straightCache = new WeakMap<CylinderSet, View>();
+/** The set's arrays in the same object shape as a turned copy (keeps the similarity code monomorphic). */
+function straight(S: CylinderSet): View {
+  let v = straightCache.get(S);
+  if (!v) {
+    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, cells: S.cells, pop: S.pop };
+    straightCache.set(S, v);
+  }
+  return v;
+}
+const flippedCache = new WeakMap<CylinderSet, View>();
+function flipped(S: CylinderSet): View {
+  let f = flippedCache.get(S);
+  if (f) return f;
+  const bits = new Uint32Array(S.bits.length);
+  const mask = new Uint32Array(S.mask.length);
+  const half = MCC.ND / 2;
+  for (let c = 0; c < S.n; c++) {
+    for (let w = 0; w < LW; w++) mask[c * LW + w] = rev32(S.mask[c * LW + LW - 1 - w]!);
+    if (!S.flip[c]) continue; // only reversible cylinders are ever compared turned
+    for (let k = 0; k < MCC.ND; k++) {
+      const src = c * CW + ((k + half) % MCC.ND) * LW;
+      for (let w = 0; w < LW; w++) bits[c * CW + k * LW + w] = rev32(S.bits[src + LW - 1 - w]!);
+    }
+  }
+  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), cells: S.cells, pop: S.pop };
+  flippedCache.set(S, f);
+  return f;
+}
 
 /**
- * Global similarity of two templates' cylinders, 0-1 (MCC with LSS-R). 0 when either has no valid cylinder.
+ * Options of the global score beyond the paper's Table 2 (docs/fingerprint.md, "Matching", has the
+ * measurements behind the defaults).
  */
-export function matchCylinders(A: CylinderSet, B: CylinderSet): number {
+export interface MatchOptions {
+  /**
+   * How the pairs to relax are chosen: `lss` (Local Similarity Sort, the nR best local similarities,
+   * a minutia may appear in several) or `lsa` (one-to-one, greedy approximation of the paper's Local
+   * Similarity Assignment).
+   */
+  selection: 'lss' | 'lsa';
+  /**
+   * Compare cylinders with a reversible direction (bifurcations and 'other', `CylinderSet.flip`) in the
+   * sense that makes the two directions agree (θ or θ + π), instead of rejecting the pair when the
+   * directions differ by more than δθ.
+   */
+  reversible: boolean;
+  /** Largest direction difference of two matchable cylinders, radians (the paper's δθ, π/2). */
+  deltaTheta: number;
+}
+
+export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: true, deltaTheta: Math.PI / 3 };
+
+/** Valid cells two cylinders must share (MCC's minME × NS² × ND, counted on one layer). */
+const MIN_COMMON = Math.ceil(MCC.minME * MCC.NS * MCC.NS);
+
+/* Scratch buffers, grown on demand (matching allocates nothing per call once they are large enough). */
+let lsVal = new Float32Array(1024);
+let lsIdx = new Int32Array(1024);
+let lsFlip = new Uint8Array(1024);
+let selTmp = new Float32Array(1024);
+let sel = new Int32Array(1024);
+let pi = new Int32Array(64), pj = new Int32Array(64);
+let pAng = new Float64Array(64), pBng = new Float64Array(64);
+let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
+let rho = new Float32Array(64 * 64);
+let usedA = new Uint8Array(64), usedB = new Uint8Array(64);
+let pSel = new Int32Array(64);
+let poolVal = new Float32Array(1024), poolPos = new Int32Array(1024);
+let sortKey = new Float64Array(256);
+const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+
+function growPairs(total: number): void {
+  if (lsVal.length >= total) return;
+  const n = total * 2;
+  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); poolVal = new Float32Array(n); poolPos = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n); sel = new Int32Array(n);
+}
+function growRelax(n: number): void {
+  if (pi.length >= n) return;
+  const m = n * 2;
+  pi = new Int32Array(m); pj = new Int32Array(m); pSel = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
+  lam = new Float32Array(m); lam0 = new Float32Array(m); nxt = new Float32Array(m); eff = new Float32Array(m);
+  rho = new Float32Array(m * m);
+}
+
+/**
+ * Local similarity of cylinder `ai` of A (words, mask and non-zero-word bitmaps from `T`: A's own or its
+ * turned copy) and cylinder `bj` of B (MCC eq. 20, bit version): 1 − √‖a⊕b‖ / (√‖a‖ + √‖b‖) over the
+ * cells valid in both, or −1 when they share fewer than minME of the cells or neither has a bit set there.
+ * A cylinder's bits lie inside its own valid cells, so ‖a restricted to the common cells‖ is
+ * ‖a‖ − ‖a ∧ (circle ∧ ¬maskB)‖ (zero work where B's mask covers the circle, most words) and
+ * ‖a⊕b‖ = ‖a‖ + ‖b‖ − 2‖a∧b‖, with a∧b visited only on words non-zero in both.
+ */
+function localSimilarity(T: View, ai: number, B: View, bj: number): number {
+  const am = T.mask, bm = B.mask, ab = T.bits, bb = B.bits;
+  const aim = ai * LW, bjm = bj * LW, ao = ai * CW, bo = bj * CW;
+  let common = T.cells[ai]!, pa = T.pop[ai]!, pb = B.pop[bj]!;
+  // Only the words where a mask leaves out some of the circle need work (border cylinders).
+  let pw = B.part[bj]!;
+  while (pw !== 0) {
+    const w = 31 - Math.clz32(pw & -pw);
+    pw &= pw - 1;
+    const outB = CIRCLE[w]! & ~bm[bjm + w]!;
+    common -= popcnt(am[aim + w]! & outB);
+    for (let k = w; k < CW; k += LW) { const x = ab[ao + k]! & outB; if (x !== 0) pa -= popcnt(x); }
+  }
+  if (common < MIN_COMMON) return -1;
+  pw = T.part[ai]!;
+  while (pw !== 0) {
+    const w = 31 - Math.clz32(pw & -pw);
+    pw &= pw - 1;
+    const outA = CIRCLE[w]! & ~am[aim + w]!;
+    for (let k = w; k < CW; k += LW) { const y = bb[bo + k]! & outA; if (y !== 0) pb -= popcnt(y); }
+  }
+  if (common < MIN_COMMON || pa + pb === 0) return -1;
+  let pab = 0;
+  let m = T.nz[2 * ai]! & B.nz[2 * bj]!;
+  while (m !== 0) {
+    const t = m & -m;
+    m ^= t;
+    const k = 31 - Math.clz32(t);
+    const z = ab[ao + k]! & bb[bo + k]!;
+    if (z !== 0) pab += popcnt(z);
+  }
+  m = T.nz[2 * ai + 1]! & B.nz[2 * bj + 1]!;
+  while (m !== 0) {
+    const t = m & -m;
+    m ^= t;
+    const k = 55 - Math.clz32(t);
+    const z = ab[ao + k]! & bb[bo + k]!;
+    if (z !== 0) pab += popcnt(z);
+  }
+  return 1 - Math.sqrt(pa + pb - 2 * pab) / (Math.sqrt(pa) + Math.sqrt(pb));
+}
+
+/** True when candidate p ranks before q: higher value, then lower position (a stable descending order). */
+function before(v: Float32Array, p: number, q: number): boolean {
+  return v[p]! > v[q]! || (v[p]! === v[q]! && p < q);
+}
+
+/**
+ * The k best of v[0..n) by value (ties: lower position first), written to out[0..k) in that order.
+ * Threshold by selection on a copy (O(n) average), then the items above it and, in position order, the
+ * ones equal to it; insertion sort of the k chosen.
+ */
+function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
+  if (k > n) k = n;
+  if (k <= 0) return 0;
+  const t = selTmp;
+  for (let i = 0; i < n; i++) t[i] = v[i]!;
+  // k-th largest = element n − k of the ascending order (Hoare selection).
+  const target = n - k;
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = t[(lo + hi) >> 1]!;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (t[i]! < pivot) i++;
+      while (t[j]! > pivot) j--;
+      if (i <= j) { const x = t[i]!; t[i] = t[j]!; t[j] = x; i++; j--; }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  const thr = t[target]!;
+  let m = 0;
+  for (let i = 0; i < n && m < k; i++) if (v[i]! > thr) out[m++] = i;
+  for (let i = 0; i < n && m < k; i++) if (v[i]! === thr) out[m++] = i;
+  if (m <= 16) {
+    for (let i = 1; i < m; i++) {
+      const x = out[i]!;
+      let j = i - 1;
+      while (j >= 0 && before(v, x, out[j]!)) { out[j + 1] = out[j]!; j--; }
+      out[j + 1] = x;
+    }
+    return m;
+  }
+  // Native sort of keys: the value's float32 bit pattern (monotonic for positive values; every value
+  // here is > 0) above the position (2^20 positions), so equal values keep position order.
+  if (sortKey.length < m) sortKey = new Float64Array(m * 2);
+  for (let i = 0; i < m; i++) { f32[0] = v[out[i]!]!; sortKey[i] = u32[0]! * 1048576 + (1048575 - out[i]!); }
+  const keys = sortKey.subarray(0, m).sort();
+  for (let i = 0; i < m; i++) out[i] = 1048575 - (keys[m - 1 - i]! % 1048576);
+  return m;
+}
+
+/**
+ * Up to k candidates taken in descending local similarity (ties: lower position) with no minutia used
+ * twice (greedy approximation of LSA). Rounds: the 4·(k − taken) best of the candidates whose two minutiae
+ * are both still free are ordered by selection and taken in that order; a candidate a round skips has a
+ * used minutia and stays skipped, so the result equals the greedy pass over the fully sorted list.
+ */
+function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
+  if (usedA.length < nA) usedA = new Uint8Array(nA * 2);
+  if (usedB.length < nB) usedB = new Uint8Array(nB * 2);
+  usedA.fill(0, 0, nA); usedB.fill(0, 0, nB);
+  let m = 0;
+  let n = cnt;
+  for (let t = 0; t < n; t++) { poolVal[t] = lsVal[t]!; poolPos[t] = t; }
+  while (m < k && n > 0) {
+    const got = topK(poolVal, n, Math.min(n, 4 * (k - m)), sel);
+    for (let r = 0; r < got && m < k; r++) {
+      const t = poolPos[sel[r]!]!;
+      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      if (usedA[i] || usedB[j]) continue;
+      usedA[i] = 1; usedB[j] = 1;
+      out[m++] = t;
+    }
+    if (got === n) break;
+    // Keep the free candidates, in position order.
+    let w = 0;
+    for (let r = 0; r < n; r++) {
+      const t = poolPos[r]!;
+      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      if (usedA[i] || usedB[j]) continue;
+      poolVal[w] = poolVal[r]!; poolPos[w] = t; w++;
+    }
+    n = w;
+  }
+  return m;
+}
+
+/**
+ * Global similarity of two templates' cylinders, 0-1: MCC local similarities of every matchable pair of
+ * cylinders, then LSS-R (or LSA-R, `opts.selection`): the nR = min(nA, nB) best pairs are relaxed
+ * nrel times by their geometric compatibility ρ, and the score is the mean relaxed similarity of the nP
+ * most efficient pairs (paper §5). 0 when either set has no valid cylinder. Symmetric up to float rounding
+ * except with `opts.reversible` (A's cylinders are the ones turned). Not re-entrant (module scratch buffers).
+ */
+export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
   const nA = A.n, nB = B.n;
   if (nA === 0 || nB === 0) return 0;
-  const total = nA * nB;
-  if (lsBuf.length < total) {
-    lsBuf = new Float32Array(total * 2);
-    lsIdx = new Int32Array(total * 2);
-  }
-  const minCells = Math.ceil(MCC.minME * 256 * MCC.ND);
+  growPairs(nA * nB);
+  const dTheta = opts.deltaTheta;
+  const F = opts.reversible ? flipped(A) : null;
+  const SA = straight(A), SB = straight(B);
   let cnt = 0;
-  const ab = A.bits, bb = B.bits, am = A.mask, bm = B.mask;
   for (let i = 0; i < nA; i++) {
-    const ai = i * CW, aim = i * LW;
+    if (A.cells[i]! < MIN_COMMON) continue;
     const ta = A.angle[i]!;
+    const fa = F !== null && A.flip[i] === 1;
     for (let j = 0; j < nB; j++) {
-      const d = angleDiff(ta, B.angle[j]!);
-      if (d > MCC.deltaTheta || d < -MCC.deltaTheta) continue;
-      const bj = j * CW, bjm = j * LW;
-      let mc = 0;
-      const m0 = am[aim]! & bm[bjm]!, m1 = am[aim + 1]! & bm[bjm + 1]!, m2 = am[aim + 2]! & bm[bjm + 2]!, m3 = am[aim + 3]! & bm[bjm + 3]!;
-      const m4 = am[aim + 4]! & bm[bjm + 4]!, m5 = am[aim + 5]! & bm[bjm + 5]!, m6 = am[aim + 6]! & bm[bjm + 6]!, m7 = am[aim + 7]! & bm[bjm + 7]!;
-      mc = popcnt(m0) + popcnt(m1) + popcnt(m2) + popcnt(m3) + popcnt(m4) + popcnt(m5) + popcnt(m6) + popcnt(m7);
-      if (mc * MCC.ND < minCells) continue;
-      mw[0] = m0; mw[1] = m1; mw[2] = m2; mw[3] = m3; mw[4] = m4; mw[5] = m5; mw[6] = m6; mw[7] = m7;
-      let pa = 0, pb = 0, px = 0;
-      // Cylinders are sparse (about 4% of bits set): most words are zero in both, skip them.
-      for (let k = 0; k < CW; k++) {
-        const x = ab[ai + k]! | bb[bj + k]!;
-        if (x === 0) continue;
-        const m = mw[k & 7]!;
-        const a = ab[ai + k]! & m, b = bb[bj + k]! & m;
-        if ((a | b) === 0) continue;
-        pa += POP16[a & 0xffff]! + POP16[a >>> 16]!;
-        pb += POP16[b & 0xffff]! + POP16[b >>> 16]!;
-        const d = a ^ b;
-        px += POP16[d & 0xffff]! + POP16[d >>> 16]!;
+      if (B.cells[j]! < MIN_COMMON) continue;
+      const d = adiff(ta, B.angle[j]!);
+      let turned = 0;
+      if (d > dTheta || d < -dTheta) {
+        if (F === null || !(fa || B.flip[j] === 1) || PI - Math.abs(d) > dTheta) continue;
+        turned = 1;
       }
-      if (pa + pb === 0) continue;
-      const s = 1 - Math.sqrt(px) / (Math.sqrt(pa) + Math.sqrt(pb));
+      const s = localSimilarity(turned ? F! : SA, i, SB, j);
       if (s <= 0) continue;
-      lsBuf[cnt] = s;
+      lsVal[cnt] = s;
       lsIdx[cnt] = i * nB + j;
+      lsFlip[cnt] = turned;
       cnt++;
     }
   }
   if (cnt === 0) return 0;
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
-  let nR = Math.min(Math.min(nA, nB), cnt);
-  // Top nR local similarities (partial selection sort on indices; nR ≤ ~100).
-  const order = GREEDY_LSA ? greedyAssignment(cnt, nA, nB, nR) : topK(lsBuf, cnt, nR);
-  nR = order.length;
-  const pi = new Int32Array(nR), pj = new Int32Array(nR);
-  let lam = new Float32Array(nR);
-  const lam0 = new Float32Array(nR);
+  const want = Math.min(Math.min(nA, nB), cnt);
+  growRelax(want);
+  const nR = opts.selection === 'lsa' ? greedyAssignment(cnt, nA, nB, want, pSel) : topK(lsVal, cnt, want, pSel);
+  const order = pSel;
   for (let r = 0; r < nR; r++) {
     const k = order[r]!;
-    pi[r] = (lsIdx[k]! / nB) | 0;
-    pj[r] = lsIdx[k]! % nB;
-    lam[r] = lsBuf[k]!;
-    lam0[r] = lsBuf[k]!;
+    const i = (lsIdx[k]! / nB) | 0;
+    pi[r] = i;
+    pj[r] = lsIdx[k]! - i * nB;
+    pAng[r] = lsFlip[k] ? A.angle[i]! + PI : A.angle[i]!;
+    pBng[r] = B.angle[pj[r]!]!;
+    lam[r] = lsVal[k]!;
+    lam0[r] = lsVal[k]!;
   }
-  // Compatibility ρ between pairs (symmetric).
-  const rho = new Float32Array(nR * nR);
+  relax(A, B, nR);
+  // Efficiency ε = λ(nrel) / λ(0); the score is the mean relaxed similarity of the nP most efficient pairs.
+  for (let r = 0; r < nR; r++) eff[r] = lam[r]! / lam0[r]!;
+  const np = Math.min(nP, nR);
+  const best = topK(eff, nR, np, order);
+  let sum = 0;
+  for (let r = 0; r < best; r++) sum += lam[order[r]!]!;
+  return sum / np;
+}
+
+/**
+ * Relaxation of the nR pairs in pi/pj/lam (paper eqs. 23-26): ρ is the product of three sigmoids of
+ * the differences of distance, of relative direction and of the direction to the other minutia; then
+ * nrel rounds of λ ← wR·λ + (1 − wR)·Σ ρ·λ / (nR − 1).
+ */
+function relax(A: CylinderSet, B: CylinderSet, nR: number): void {
+  if (nR < 2) return;
+  rho.fill(0, 0, nR * nR);
   for (let r = 0; r < nR; r++) {
     const ar = pi[r]!, br = pj[r]!;
+    const axr = A.x[ar]!, ayr = A.y[ar]!, bxr = B.x[br]!, byr = B.y[br]!;
+    const tar = pAng[r]!, tbr = pBng[r]!;
     for (let c = r + 1; c < nR; c++) {
       const ac = pi[c]!, bc = pj[c]!;
-      const adx = A.x[ac]! - A.x[ar]!, ady = A.y[ar]! - A.y[ac]!;
-      const bdx = B.x[bc]! - B.x[br]!, bdy = B.y[br]! - B.y[bc]!;
+      const adx = A.x[ac]! - axr, ady = ayr - A.y[ac]!;
+      const bdx = B.x[bc]! - bxr, bdy = byr - B.y[bc]!;
       const d1 = Math.abs(Math.sqrt(adx * adx + ady * ady) - Math.sqrt(bdx * bdx + bdy * bdy));
       if (d1 > 12) continue; // Z(d1) < 2e-5: the pair contributes nothing
-      const d2 = Math.abs(angleDiff(angleDiff(A.angle[ar]!, A.angle[ac]!), angleDiff(B.angle[br]!, B.angle[bc]!)));
+      const d2 = Math.abs(adiff(adiff(tar, pAng[c]!), adiff(tbr, pBng[c]!)));
       if (d2 > 0.6) continue; // Z(d2) < 4e-5
-      const d3 = Math.abs(angleDiff(angleDiff(A.angle[ar]!, Math.atan2(ady, adx)), angleDiff(B.angle[br]!, Math.atan2(bdy, bdx))));
+      const d3 = Math.abs(adiff(adiff(tar, Math.atan2(ady, adx)), adiff(tbr, Math.atan2(bdy, bdx))));
       const v = sigmoid(d1, MCC.muRho1, MCC.tauRho1) * sigmoid(d2, MCC.muRho2, MCC.tauRho2) * sigmoid(d3, MCC.muRho3, MCC.tauRho3);
       rho[r * nR + c] = v;
       rho[c * nR + r] = v;
     }
   }
-  if (nR > 1) {
-    const next = new Float32Array(nR);
-    for (let it = 0; it < MCC.nRel; it++) {
-      for (let r = 0; r < nR; r++) {
-        let s = 0;
-        const row = r * nR;
-        for (let c = 0; c < nR; c++) s += rho[row + c]! * lam[c]!;
-        next[r] = MCC.wR * lam[r]! + ((1 - MCC.wR) * s) / (nR - 1);
-      }
-      lam.set(next);
+  for (let it = 0; it < MCC.nRel; it++) {
+    for (let r = 0; r < nR; r++) {
+      let s = 0;
+      const row = r * nR;
+      for (let c = 0; c < nR; c++) s += rho[row + c]! * lam[c]!;
+      nxt[r] = MCC.wR * lam[r]! + ((1 - MCC.wR) * s) / (nR - 1);
     }
+    for (let r = 0; r < nR; r++) lam[r] = nxt[r]!;
   }
-  // Efficiency ε = λ(nrel) / λ(0); the score is the mean relaxed similarity of the nP most efficient pairs.
-  const eff = new Float32Array(nR);
-  for (let r = 0; r < nR; r++) eff[r] = lam[r]! / lam0[r]!;
-  const np = Math.min(nP, nR);
-  const best = topK(eff, nR, np);
-  let sum = 0;
-  for (const k of best) sum += lam[k]!;
-  const lss = sum / np;
-  if (CONSOLIDATE === 0) return lss;
-  // Consolidation (ours): align on each of the most efficient pairs, count one-to-one paired minutiae.
-  let bestPaired = 0;
-  for (let h = 0; h < Math.min(CONSOLIDATE, best.length); h++) {
-    const r = best[h]!;
-    bestPaired = Math.max(bestPaired, pairedUnder(A, B, pi[r]!, pj[r]!));
-  }
-  lam = new Float32Array(0);
-  return Math.sqrt(lss * ((bestPaired * bestPaired) / (nA * nB)));
-}
-
-/** Alignment hypotheses tried by the pairing consolidation; 0 = off (it did not lower the EER on FVC2002 ISO templates). */
-const CONSOLIDATE = 0;
-const PAIR_DIST = 12;
-const PAIR_ANGLE = Math.PI / 6;
-
-/** Minutiae of A and B paired one-to-one (greedy, nearest first) after aligning A's minutia a on B's minutia b. */
-function pairedUnder(A: CylinderSet, B: CylinderSet, a: number, b: number): number {
-  const rot = angleDiff(B.angle[b]!, A.angle[a]!);
-  const c = Math.cos(rot), s = Math.sin(rot);
-  const ax = A.x[a]!, ay = -A.y[a]!, bx = B.x[b]!, by = -B.y[b]!;
-  const usedB = new Uint8Array(B.n);
-  let n = 0;
-  for (let i = 0; i < A.n; i++) {
-    const ux = A.x[i]! - ax, uy = -A.y[i]! - ay;
-    const tx = bx + c * ux - s * uy, ty = by + s * ux + c * uy;
-    const ta = A.angle[i]! + rot;
-    let bestJ = -1, bestD = PAIR_DIST * PAIR_DIST;
-    for (let j = 0; j < B.n; j++) {
-      if (usedB[j]) continue;
-      const dx = B.x[j]! - tx, dy = -B.y[j]! - ty;
-      const d = dx * dx + dy * dy;
-      if (d < bestD && Math.abs(angleDiff(B.angle[j]!, ta)) < PAIR_ANGLE) { bestD = d; bestJ = j; }
-    }
-    if (bestJ >= 0) { usedB[bestJ] = 1; n++; }
-  }
-  return n;
-}
-
-/**
- * Pick the relaxation's pairs one-to-one (greedy approximation of the paper's LSA-R) instead of by LSS.
- * Measured: better on the FVC2002 ISO templates (extended EER DB1 2.50 → 2.15%, DB2 2.06 → 1.41%, DB3 5.79 → 5.35%),
- * mixed on our own minutiae (DB1 11.78 → 13.20%, DB3 20.72 → 20.35%), so off until the extractor improves.
- */
-const GREEDY_LSA = false;
-
-/** Up to k pairs by descending local similarity with no minutia used twice (greedy approximation of LSA). */
-function greedyAssignment(cnt: number, nA: number, nB: number, k: number): number[] {
-  const idx = Array.from({ length: cnt }, (_, i) => i).sort((a, b) => lsBuf[b]! - lsBuf[a]!);
-  const usedA = new Uint8Array(nA), usedB = new Uint8Array(nB);
-  const out: number[] = [];
-  for (const t of idx) {
-    const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! % nB;
-    if (usedA[i] || usedB[j]) continue;
-    usedA[i] = 1; usedB[j] = 1;
-    out.push(t);
-    if (out.length >= k) break;
-  }
-  return out;
-}
-
-/** Indices of the k largest of v[0..n) (descending). */
-function topK(v: Float32Array, n: number, k: number): number[] {
-  if (k <= 0) return [];
-  if (n > 4 * k) {
-    // Threshold by a partial sort of a copy, then collect.
-    const vals = v.slice(0, n).sort();
-    const thr = vals[n - k]!;
-    const sel: number[] = [];
-    for (let i = 0; i < n && sel.length < k; i++) if (v[i]! > thr) sel.push(i);
-    for (let i = 0; i < n && sel.length < k; i++) if (v[i]! === thr) sel.push(i);
-    return sel.sort((a, b) => v[b]! - v[a]!);
-  }
-  const idx = Array.from({ length: n }, (_, i) => i);
-  idx.sort((a, b) => v[b]! - v[a]!);
-  return idx.slice(0, k);
 }
