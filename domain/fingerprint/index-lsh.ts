@@ -178,6 +178,8 @@ export interface IndexStats {
   poolBytes: number;
   /** The part of the pool in use (chunks handed out). */
   poolUsedBytes: number;
+  /** Search scratch (per-pair collision counters, votes), allocated on the first search: about 270 B per slot. */
+  scratchBytes: number;
 }
 
 /**
@@ -219,7 +221,7 @@ export class CandidateIndex {
   }
 
   stats(): IndexStats {
-    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength, poolUsedBytes: (this.chunks - this.freeChunks.length) * CHUNK * 4 };
+    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength, poolUsedBytes: (this.chunks - this.freeChunks.length) * CHUNK * 4, scratchBytes: this.pairCount.byteLength + this.votes.byteLength + this.best.byteLength };
   }
 
   /** Indexes a template; a second add of the same id is ignored. */
