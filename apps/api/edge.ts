@@ -216,7 +216,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
       Number(headers['content-length'] ?? 0) || 0,
       edge.responseSize,
-      request.ip,
+      clientIp(request),
       headers['user-agent'] ?? null,
       edge.charged,
       ctx.clock.now(),
@@ -231,6 +231,14 @@ const READ: AuthRequirement = { permission: 'read' };
 function finishHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
   setBillingHeaders(ctx, request, reply);
   if (request.edge) request.edge.responseSize = payloadSize(payload, reply);
+}
+
+/** The peer address of a connection, kept on its socket (`request.ip` asks the socket on every call). */
+const PEER_IP = Symbol('sello.peerIp');
+function clientIp(request: FastifyRequest): string {
+  const socket = request.raw.socket as (typeof request.raw.socket & { [PEER_IP]?: string }) | undefined;
+  if (!socket) return request.ip ?? '';
+  return (socket[PEER_IP] ??= request.ip);
 }
 
 /** Credits a 2xx answer of this route costs: its `billing` override, else the spec's table, else 0. */

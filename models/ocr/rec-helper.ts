@@ -3,7 +3,7 @@
  * crops are recognised on two cores (`PaddleOcr.recognizeMatrices` hands it every other batch). ONNX
  * Runtime's `run` is synchronous in `onnxruntime-node` (it blocks the calling thread), so a second
  * session in a second thread is the way to use a second core; unlike a second intra-op thread, it splits
- * the work by crop, which costs no extra CPU (measured in docs/ocr.md "OCR time"). Each crop is computed
+ * the work by crop, which costs no extra CPU (docs/ocr.md "OCR time, second pass"). Each crop is computed
  * by the same model with the same single-threaded session options on either thread, so the results do not
  * depend on which thread ran it.
  *

@@ -25,7 +25,7 @@ export interface OcrSettings {
   /**
    * Threads that recognise one page's line crops: the job's own thread plus `recThreads - 1` helper threads
    * per worker, each with its own recogniser session (`rec-helper.ts`). Default 2: a bill, or an INE front
-   * once its back is done, then uses both cores of the 2-core target (docs/ocr.md "OCR time"). Read when
+   * once its back is done, then uses both cores of the 2-core target (docs/ocr.md "OCR time, second pass"). Read when
    * the models load (first job).
    */
   recThreads: number;
@@ -59,7 +59,8 @@ export interface OcrSettings {
    * Crops per recogniser run of a page read (default 1; PaddleOCR's `rec_batch_num` is 6). A batch pads every
    * crop to its widest one and SVTR mixes the whole row, so the padding is computed: batch 1 costs a third
    * less recognition CPU, and its readings are at least as good on the evaluation (2026-11-25, docs/ocr.md
-   * "OCR time": INE n = 100 and bills n = 40 per type, no field lost, word spaces gained on 4 documents).
+   * "OCR time, second pass": INE n = 100 and bills n = 40 per type, no field lost; 3 INEs gained word
+   * spaces and 1 phone bill its bar code).
    */
   recBatch: number;
 }

@@ -13,6 +13,7 @@ import { changePlan, createApiKey, createTenant, revokeApiKey } from '../../doma
 import { formatApiKey } from '../../domain/tenancy/api-key.ts';
 import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { pino } from 'pino';
+import { lazyChildLoggerFactory } from '../../apps/api/request-logger.ts';
 
 /**
  * Issue 18 item 6 (edge overhead): the shortcuts of the hot path keep the answers of the slow path.
@@ -20,7 +21,8 @@ import { pino } from 'pino';
  *   a key that differs in one character is refused;
  * - the SQLite store's in-memory recent appends: reads answer the same events, in order, as the file,
  *   also when another connection appended in between;
- * - the usage recorder's column batches: every field of every call arrives as recorded.
+ * - the usage recorder's column batches: every field of every call arrives as recorded;
+ * - the request's lazy child logger: no child below the level, the request id on what is logged.
  */
 const dir = mkdtempSync(join(tmpdir(), 'sello-hot-path-'));
 const file = join(dir, 'events.sqlite');
@@ -132,5 +134,21 @@ describe('usage calls recorded as columns', () => {
     expect(batches.map((b) => b.length)).toEqual([3, 2]); // maxBatch 3
     expect(batches[0]!.strings.length).toBeLessThan(3 * 6); // repeated texts are sent once per batch
     expect(batches.flatMap(callsOf)).toEqual(calls);
+  });
+});
+
+describe("a request's lazy child logger", () => {
+  it('builds no child below the level, and logs with the request id at it', () => {
+    const lines: string[] = [];
+    const parent = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
+    let children = 0;
+    const counted = new Proxy(parent, { get: (t, k) => (k === 'child' ? (...a: Parameters<typeof t.child>) => (children++, t.child(...a)) : Reflect.get(t, k)) });
+    const log = lazyChildLoggerFactory(counted as never, { reqId: 'req_1' }, {});
+    log.info('not at warn');
+    expect(children).toBe(0);
+    log.warn({ secret: 'x' }, 'at warn');
+    expect(children).toBe(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ reqId: 'req_1', msg: 'at warn', level: 40 });
+    expect(lines).toHaveLength(1);
   });
 });

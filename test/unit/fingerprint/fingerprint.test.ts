@@ -81,7 +81,7 @@ describe('templates and ISO/IEC 19794-2', () => {
     // mapped back here; pairs one-to-one, nearest first, within 12 px (as scripts/fingerprint-diagnose.ts).
     const root = path.join(fpDir, 'fvc2002/DB1_B');
     let iso = 0, paired = 0;
-    const agree: Record<'ending' | 'bifurcation', [agreeing: number, paired: number]> = { ending: [0, 0], bifurcation: [0, 0] };
+    const agree: Record<'ending' | 'bifurcation', [within: number, all: number]> = { ending: [0, 0], bifurcation: [0, 0] };
     for (const n of ['101_1', '103_2', '105_3', '107_4', '109_5']) {
       const img = await decodeFingerprint(new Uint8Array(readFileSync(path.join(root, `${n}.tif`))));
       const ours = extractMinutiae(img).template.minutiae;
