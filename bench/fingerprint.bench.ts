@@ -79,7 +79,6 @@ async function main(): Promise<void> {
   for (const n of sizes) {
     const gallery = sets.slice(0, n);
     gc?.();
-    const before = process.memoryUsage();
     const index = new CandidateIndex();
     const ti = performance.now();
     const ci = process.cpuUsage();
@@ -92,15 +91,16 @@ async function main(): Promise<void> {
     let cylBytes = 0;
     for (const s of gallery) cylBytes += s.n * (CW + CW / 6 + 3) * 4;
     console.log(`\n1:N, gallery ${n}: index built in ${(indexWall / 1000).toFixed(1)} s wall, ${(indexCpu / 1000).toFixed(1)} s CPU (${(indexCpu / n).toFixed(2)} ms per template); ${st.postings} postings, table 2^${st.tableBits} per band  [load ${load()}]`);
-    console.log(`  memory: RSS ${mb(mem.rss)}, V8 heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; per template: cylinders ${Math.round(cylBytes / n)} B, index ${Math.round((st.tableBytes + st.poolBytes) / n)} B (tables ${mb(st.tableBytes)}, postings pool ${mb(st.poolBytes)}; index growth of array buffers ${mb(mem.arrayBuffers - before.arrayBuffers)})`);
+    console.log(`  memory: RSS ${mb(mem.rss)}, V8 heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; per template: cylinders ${Math.round(cylBytes / n)} B, index ${Math.round((st.tableBytes + st.poolBytes) / n)} B allocated, ${Math.round((st.tableBytes + st.poolUsedBytes) / n)} B used (tables ${mb(st.tableBytes)}, postings pool ${mb(st.poolBytes)}, ${mb(st.poolUsedBytes)} of it used)`);
     const k = n < EXHAUSTIVE_BELOW ? n : candidateCount(n);
-    const wall: number[] = [], cpu: number[] = [];
+    const wall: number[] = [], cpu: number[] = [], voteCpu: number[] = [];
     let rank1 = 0, hit = 0;
     const ranks: number[] = [];
     for (const p of probes) {
       const t0 = performance.now();
       const c0 = process.cpuUsage();
       const ids = n < EXHAUSTIVE_BELOW ? gallery.map((_, g) => `g${g}`) : index.candidates(p.set, k);
+      voteCpu.push(cpuMs(process.cpuUsage(c0)));
       let best = -1, bestId = '';
       for (const id of ids) {
         const sc = matchCylinders(p.set, gallery[Number(id.slice(1))]!);
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     const p50 = pct(cpu, 0.5);
     if (!baseP50) baseP50 = p50;
     const hitAt = (pen: number) => `${(100 * ranks.filter((r) => r <= Math.max(1, Math.round(pen * n))).length / ranks.length).toFixed(1)}%`;
-    console.log(`  search (${probes.length} probes, ${k} candidates = penetration ${(100 * k / n).toFixed(2)}%${n < EXHAUSTIVE_BELOW ? ', exhaustive' : ''}): wall p50 ${pct(wall, 0.5).toFixed(0)} / p95 ${pct(wall, 0.95).toFixed(0)} / p99 ${pct(wall, 0.99).toFixed(0)} ms; CPU p50 ${p50.toFixed(1)} / p95 ${pct(cpu, 0.95).toFixed(1)} / p99 ${pct(cpu, 0.99).toFixed(1)} ms; CPU p50 ×${(p50 / baseP50).toFixed(2)} for a gallery ×${n / sizes[0]!}  [load ${load()}]`);
+    console.log(`  search (${probes.length} probes, ${k} candidates = penetration ${(100 * k / n).toFixed(2)}%${n < EXHAUSTIVE_BELOW ? ', exhaustive' : ''}): wall p50 ${pct(wall, 0.5).toFixed(0)} / p95 ${pct(wall, 0.95).toFixed(0)} / p99 ${pct(wall, 0.99).toFixed(0)} ms; CPU p50 ${p50.toFixed(1)} / p95 ${pct(cpu, 0.95).toFixed(1)} / p99 ${pct(cpu, 0.99).toFixed(1)} ms; CPU p50 ×${(p50 / baseP50).toFixed(2)} for a gallery ×${n / sizes[0]!}; of which candidate selection CPU p50 ${pct(voteCpu, 0.5).toFixed(1)} / p95 ${pct(voteCpu, 0.95).toFixed(1)} ms  [load ${load()}]`);
     console.log(`  rank-1 identification ${rank1}/${probes.length} (${(100 * rank1 / probes.length).toFixed(1)}%); mate among the candidates ${hit}/${probes.length} (${(100 * hit / probes.length).toFixed(1)}%)`);
     console.log(`  index alone, hit rate at penetration: 0.1% ${hitAt(0.001)}, 0.5% ${hitAt(0.005)}, 1% ${hitAt(0.01)}, 2% ${hitAt(0.02)}, 5% ${hitAt(0.05)}, 10% ${hitAt(0.1)}, 20% ${hitAt(0.2)}, voted at all ${hitAt(1)}`);
   }

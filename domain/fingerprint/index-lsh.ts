@@ -11,10 +11,10 @@
  * probability J^r, and at least one of L bands with 1 − (1 − J^r)^L.
  *
  * Storage (for 100,000 templates in one tenant): per band a hash table of 2^k buckets (k grows with the
- * postings so buckets hold about {@link INDEX}.targetLoad postings; the table is rebuilt from the kept
- * cylinder sets when it doubles), each bucket a chain of 8-word chunks in one Uint32Array pool
- * (7 template slots + link), so a posting costs about 4.6 bytes. A template appears at most once per
- * bucket. Deletion removes its postings (the keys are recomputed from its cylinders) and frees its slot.
+ * postings so buckets hold at most {@link INDEX}.targetLoad postings on average; the tables grow fourfold
+ * and are rebuilt from the kept cylinder sets), each bucket a chain of 8-word chunks in one Uint32Array
+ * pool (7 postings + link), so a posting, (template slot × 128 + cylinder), costs about 4.6 bytes.
+ * Deletion removes a template's postings (the keys are recomputed from its cylinders) and frees its slot.
  * Buckets holding more than {@link INDEX}.capShare of the gallery (keys common to many prints) are
  * skipped at query time: they cost the most and discriminate the least.
  */
@@ -174,7 +174,12 @@ export interface IndexStats {
   postings: number;
   tableBits: number;
   tableBytes: number;
+  /** Allocated postings pool (grows by doubling). */
   poolBytes: number;
+  /** The part of the pool in use (chunks handed out). */
+  poolUsedBytes: number;
+  /** Search scratch (per-pair collision counters, votes), allocated on the first search: about 270 B per slot. */
+  scratchBytes: number;
 }
 
 /**
@@ -216,7 +221,7 @@ export class CandidateIndex {
   }
 
   stats(): IndexStats {
-    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength };
+    return { templates: this.size, postings: this.postings, tableBits: this.tableBits, tableBytes: this.heads.byteLength + this.lens.byteLength, poolBytes: this.pool.byteLength, poolUsedBytes: (this.chunks - this.freeChunks.length) * CHUNK * 4, scratchBytes: this.pairCount.byteLength + this.votes.byteLength + this.best.byteLength };
   }
 
   /** Indexes a template; a second add of the same id is ignored. */
@@ -410,9 +415,10 @@ export class CandidateIndex {
     }
   }
 
-  /** Doubles the tables (until the load is back under target) and re-inserts every template. */
+  /** Grows the tables fourfold (until the load is back under target) and re-inserts every template. */
   private grow(): void {
-    while (this.postings > this.p.targetLoad * (this.p.bands << this.tableBits)) this.tableBits++;
+    // Four times the buckets per step: the re-insertions over a gallery's growth add up to a third of it, not all of it.
+    while (this.postings > this.p.targetLoad * (this.p.bands << this.tableBits)) this.tableBits += 2;
     this.heads = new Uint32Array(this.p.bands << this.tableBits);
     this.lens = new Uint32Array(this.p.bands << this.tableBits);
     this.chunks = 0;
