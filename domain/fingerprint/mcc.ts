@@ -67,6 +67,15 @@ export interface CylinderSet {
   nz: Int32Array;
   /** Per cylinder, bit w set when mask word w does not cover the circle's cells of that word. */
   part: Uint8Array;
+  /** LW words per cylinder: the union of its ND layers (cells with a bit set in any layer). */
+  any: Uint32Array;
+}
+
+/** Layer unions (see CylinderSet.any) of n cylinders. */
+function layerUnion(bits: Uint32Array, n: number): Uint32Array {
+  const any = new Uint32Array(n * LW);
+  for (let c = 0; c < n; c++) for (let k = 0; k < CW; k++) any[c * LW + (k % LW)] = any[c * LW + (k % LW)]! | bits[c * CW + k]!;
+  return any;
 }
 
 /** Partial-mask bitmaps (see CylinderSet.part) of n cylinders. */
@@ -271,7 +280,7 @@ export function withGeometry(n: number, xs: ArrayLike<number>, ys: ArrayLike<num
     }
   }
   const flip = flips ? Uint8Array.from(flips) : new Uint8Array(n);
-  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n) };
+  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n), any: layerUnion(bits, n) };
 }
 
 /** Bit count of a 32-bit word (SWAR; V8 has no popcount intrinsic). */
@@ -310,13 +319,13 @@ function sigmoid(v: number, mu: number, tau: number): number {
  * becomes bit 255−c (words in reverse order, bits reversed), and a neighbour's relative direction turns
  * by π, i.e. layer k becomes layer (k + ND/2) mod ND. Exact, no rebuild. Cached per set.
  */
-interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; cells: Uint16Array; pop: Uint16Array }
+interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; any: Uint32Array; cells: Uint16Array; pop: Uint16Array }
 const straightCache = new WeakMap<CylinderSet, View>();
 /** The set's arrays in the same object shape as a turned copy (keeps the similarity code monomorphic). */
 function straight(S: CylinderSet): View {
   let v = straightCache.get(S);
   if (!v) {
-    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, cells: S.cells, pop: S.pop };
+    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, any: S.any, cells: S.cells, pop: S.pop };
     straightCache.set(S, v);
   }
   return v;
@@ -336,7 +345,7 @@ function flipped(S: CylinderSet): View {
       for (let w = 0; w < LW; w++) bits[c * CW + k * LW + w] = rev32(S.bits[src + LW - 1 - w]!);
     }
   }
-  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), cells: S.cells, pop: S.pop };
+  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), any: layerUnion(bits, S.n), cells: S.cells, pop: S.pop };
   flippedCache.set(S, f);
   return f;
 }
@@ -415,6 +424,7 @@ function localSimilarity(T: View, ai: number, B: View, bj: number): number {
     pw &= pw - 1;
     const outB = CIRCLE[w]! & ~bm[bjm + w]!;
     common -= popcnt(am[aim + w]! & outB);
+    if ((T.any[aim + w]! & outB) === 0) continue; // none of A's bits in this word's cells B lacks
     for (let k = w; k < CW; k += LW) { const x = ab[ao + k]! & outB; if (x !== 0) pa -= popcnt(x); }
   }
   if (common < MIN_COMMON) return -1;
@@ -423,6 +433,7 @@ function localSimilarity(T: View, ai: number, B: View, bj: number): number {
     const w = 31 - Math.clz32(pw & -pw);
     pw &= pw - 1;
     const outA = CIRCLE[w]! & ~am[aim + w]!;
+    if ((B.any[bjm + w]! & outA) === 0) continue;
     for (let k = w; k < CW; k += LW) { const y = bb[bo + k]! & outA; if (y !== 0) pb -= popcnt(y); }
   }
   if (common < MIN_COMMON || pa + pb === 0) return -1;
