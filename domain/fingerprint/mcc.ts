@@ -5,12 +5,17 @@
  * Bit-based variant (MCC16b): each minutia gets a cylinder of NS × NS × ND = 16 × 16 × 6 cells whose bit is
  * set when the cell's contribution sum exceeds μψ; cells outside the print's convex hull (enlarged by ω)
  * or outside the radius R are invalid. Local similarity of two cylinders is
- * 1 − ‖a ⊕ b‖ / (‖a‖ + ‖b‖) over the cells valid in both (popcount of 32-bit words); the global score
- * consolidates the local similarities by Local Similarity Sort with Relaxation (LSS-R, §5 of the paper).
+ * 1 − √‖a ⊕ b‖ / (√‖a‖ + √‖b‖) over the cells valid in both (popcount of 32-bit words); the global score
+ * consolidates the local similarities by relaxation of the best pairs (LSS-R or LSA-R, §5 of the paper).
  *
- * Every parameter is the paper's Table 2 value for 500 ppi: R = 70, NS = 16, ND = 6, σS = 28/3, σD = 2π/9,
+ * `MCC` holds the paper's Table 2 values for 500 ppi: R = 70, NS = 16, ND = 6, σS = 28/3, σD = 2π/9,
  * μψ = 1/100, ω = 50, minVC = 0.75, minM = 2, minME = 0.6, δθ = π/2, nrel = 5, wR = 0.5,
  * μρ1 = 5, τρ1 = −8/5, μρ2 = μρ3 = π/12, τρ2 = τρ3 = −30, minNP = 4, maxNP = 12, μP = 20, τP = 2/5.
+ * The defaults depart from it in three measured ways (`BUILD_DEFAULTS`, `MATCH_DEFAULTS`; FVC2002 figures
+ * in docs/fingerprint.md, "How it works" and "Accuracy"): bifurcation directions are taken as reversible
+ * (turned cylinders; a neighbouring bifurcation also contributes with weight 0.5 in the reverse sense),
+ * pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3. `{selection: 'lss', reversible: false,
+ * deltaTheta: π/2}` with `{reversedNeighbourWeight: 0}` is the paper's method.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Calibrated score 0-100 from the raw MCC LSS-R similarity (0-1): a piecewise-linear map through the
+ * Calibrated score 0-100 from the raw MCC similarity (0-1, `matchCylinders` with its default options): a piecewise-linear map through the
  * raw similarities at which the false match rate on the FVC2002 DB1-DB3 extended impostor comparisons
  * (8,640 pairs, scripts/fingerprint-eval.ts; re-derived 2026-11-25 for the matcher with reversible
  * bifurcation directions and LSA-R, mcc.ts MATCH_DEFAULTS) is 10%, 1%, 0.1% and 1/8,640 (the highest impostor
