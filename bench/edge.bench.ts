@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { startTestServer } from '../test/helpers/server.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
@@ -30,15 +31,42 @@ interface Figures {
   errors: number;
   /** Responses received. */
   total: number;
+  /** CPU microseconds per response: this whole process (every thread), and its main (HTTP) thread alone. */
+  cpuUs: number;
+  mainUs: number;
+}
+
+/** CPU ticks (10 ms) of this process's main thread (Linux), or NaN elsewhere. */
+function mainThreadTicks(): number {
+  try {
+    const fields = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function autocannon(url: string, seconds: number, headers: Record<string, string>): Promise<Figures> {
   const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds)];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
+  const t0 = mainThreadTicks();
+  const c0 = process.cpuUsage();
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const c = process.cpuUsage(c0);
+  const ticks = mainThreadTicks() - t0;
   const r = JSON.parse(stdout);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+  const total = r.requests.total as number;
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total,
+    cpuUs: Math.round((c.user + c.system) / total),
+    mainUs: Math.round((ticks * 10_000) / total),
+  };
 }
 
 /** Responses the edge gave (warm-ups included): each must have left exactly one usage event. */
@@ -79,7 +107,7 @@ const edgeRps = mean(edgeRuns, 'rps');
 const ratio = edgeRps / bareRps;
 console.log(JSON.stringify({ duration_s: duration, connections, load_average: { start: loadAtStart, end: load }, bare: bareRuns, edge: edgeRuns, usage_events_recorded: usageRows, edge_responses_received: edgeAnswered }, null, 2));
 console.log(
-  `\nbare Fastify: ${bareRps.toFixed(0)} req/s, p99 ${mean(bareRuns, 'p99').toFixed(0)} ms | full edge (auth + limits + billing headers + usage event + projection): ${edgeRps.toFixed(0)} req/s, p99 ${mean(edgeRuns, 'p99').toFixed(0)} ms | ratio ${(ratio * 100).toFixed(1)}% (target >= 50%) ${ratio >= 0.5 ? 'PASS' : 'FAIL'} | load average ${loadAtStart} -> ${load} (1, 5, 15 min; ${cpus().length} cores)`,
+  `\nbare Fastify: ${bareRps.toFixed(0)} req/s, p99 ${mean(bareRuns, 'p99').toFixed(0)} ms, CPU ${mean(bareRuns, 'cpuUs').toFixed(0)} us/req (main thread ${mean(bareRuns, 'mainUs').toFixed(0)}) | full edge (auth + limits + billing headers + usage event + projection): ${edgeRps.toFixed(0)} req/s, p99 ${mean(edgeRuns, 'p99').toFixed(0)} ms, CPU ${mean(edgeRuns, 'cpuUs').toFixed(0)} us/req (main thread ${mean(edgeRuns, 'mainUs').toFixed(0)}) | ratio ${(ratio * 100).toFixed(1)}% (target >= 50%) ${ratio >= 0.5 ? 'PASS' : 'FAIL'} | load average ${loadAtStart} -> ${load} (1, 5, 15 min; ${cpus().length} cores)`,
 );
 await bare.close();
 await s.close();

@@ -55,7 +55,7 @@ await run(2, 6); // loads the models in both workers
 console.log(`warm-up (model load in ${threads} workers + 6 requests): ${((performance.now() - tWarm) / 1000).toFixed(1)} s`);
 await new Promise((r) => setTimeout(r, 1000));
 const rest = process.memoryUsage().rss;
-console.log(`setup: ${threads} worker threads, wasm backend, 2 cores; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`setup: ${threads} worker threads (nets on onnxruntime-node, pre-processing on tfjs-backend-wasm), 2 cores; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 const p50s: Record<number, number> = {};
 for (const c of [1, 4]) {
   peakRss = 0;

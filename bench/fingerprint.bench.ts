@@ -2,104 +2,132 @@
  * Fingerprint benchmarks (figures for docs/fingerprint.md; speed targets of issue 16):
  * 1. Extraction time per 500 ppi print (decode excluded): extractor + cylinders, one core, FVC2002 DB1_B.
  * 2. 1:1 comparisons per second with templates precomputed (every pair of 40 DB1_B templates, repeated).
- * 3. 1:N search over N templates in one tenant's gallery (default 100,000; `--n 20000`): the gallery is
- *    made of the 320 FVC templates under random rotations, translations, 3 px jitter and 15% minutiae
- *    dropped (so every gallery template is distinct); candidate index (MinHash LSH) then full matching of
- *    the 200 best-voted; p50/p95 per probe.
+ * 3. 1:N search in one tenant's gallery at several sizes (default 1,000, 10,000, 100,000): the synthetic
+ *    gallery of bench/fingerprint-gallery.ts (40 mates, the rest background fingers, regenerated from
+ *    `--seed` and cached under /tmp), the candidate index of domain/fingerprint/index-lsh.ts, and the
+ *    same candidate selection and full matching as the search use case. Probes: impressions 2-8 of the
+ *    40 fingers (280; `--probes` takes fewer). Printed per size: gallery build time (cylinders, index),
+ *    memory (RSS, V8 heap, array buffers; bytes per template), search wall and CPU p50/p95/p99, the
+ *    ratio of CPU p50 to the smallest size's, rank-1 identification of the mate, the hit rate of the
+ *    candidate list (mate among the candidates) and the hit rate against penetration of the vote ranking.
  * Prints the load average beside the figures: the machine is shared.
- * Usage: npm run bench:fingerprint [-- --n 100000]
+ * Memory is read after a garbage collection when node runs with --expose-gc (the npm script does); RSS
+ * includes the whole 100,000-template gallery and the probes whatever size is being measured.
+ * Usage: npm run bench:fingerprint [-- --sizes 1000,10000,100000 --seed 1 --probes 280 --skip-1to1]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
-import { BUILD_DEFAULTS, MATCH_DEFAULTS, buildCylinders, matchCylinders, type CylinderSet } from '../domain/fingerprint/mcc.ts';
-import { CandidateIndex } from '../domain/fingerprint/index-lsh.ts';
-import { SEARCH_CANDIDATES } from '../domain/fingerprint/use-cases.ts';
+import { BUILD_DEFAULTS, MATCH_DEFAULTS, buildCylinders, matchCylinders, CW, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import type { FingerprintTemplate } from '../domain/fingerprint/template.ts';
+import { CandidateIndex, candidateCount } from '../domain/fingerprint/index-lsh.ts';
+import { EXHAUSTIVE_BELOW } from '../domain/fingerprint/use-cases.ts';
+import { FVC_ROOT, loadGallery, loadSources } from './fingerprint-gallery.ts';
 
-const root = new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
-const PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
 const load = () => os.loadavg().map((v) => v.toFixed(1)).join(' ');
 const pct = (a: number[], p: number) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(p * a.length))]!;
+const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
+const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
 
-async function main(): Promise<void> {
-  if (!existsSync(root)) { console.log(`skipped: ${root} is absent`); return; }
-  const args = process.argv.slice(2);
-  const N = args.includes('--n') ? Number(args[args.indexOf('--n') + 1]) : 100_000;
-  const templates: FingerprintTemplate[] = [];
-  const names: string[] = [];
+function arg(name: string, def: string): string {
+  const a = process.argv.slice(2);
+  const i = a.indexOf(`--${name}`);
+  return i >= 0 && a[i + 1] !== undefined ? a[i + 1]! : def;
+}
+
+async function extractionAndOneToOne(): Promise<void> {
   const times: number[] = [];
-  for (const db of ['DB1_B', 'DB2_B', 'DB3_B', 'DB4_B']) {
-    for (let f = 101; f <= 110; f++) for (let i = 1; i <= 8; i++) {
-      const img = await decodeFingerprint(new Uint8Array(readFileSync(join(root, db, `${f}_${i}.tif`))), PPI[db]);
-      const c0 = process.cpuUsage();
-      const { template } = extractMinutiae(img);
-      buildCylinders(template);
-      const c = process.cpuUsage(c0);
-      if (db === 'DB1_B') times.push((c.user + c.system) / 1000);
-      templates.push(template);
-      names.push(`${db}/${f}_${i}`);
-    }
+  const tpl: FingerprintTemplate[] = [];
+  for (let f = 101; f <= 110; f++) for (let i = 1; i <= 8; i++) {
+    const img = await decodeFingerprint(new Uint8Array(readFileSync(join(FVC_ROOT, 'DB1_B', `${f}_${i}.tif`))), 500);
+    const c0 = process.cpuUsage();
+    const { template } = extractMinutiae(img);
+    buildCylinders(template);
+    times.push(cpuMs(process.cpuUsage(c0)));
+    if (i <= 4) tpl.push(template);
   }
   console.log(`extraction (DB1_B, 80 prints, extractor + cylinders, CPU time of this thread): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms  [load ${load()}]`);
-
   // 1:1 for 3 s of CPU time (wall time is several times longer on the shared machine), after a warm-up
   // pass; with the default options and with the paper's (LSS-R, δθ = π/2, no reversible directions).
   const paperBuild = { reversedNeighbourWeight: 0 };
   const paperMatch = { selection: 'lss', reversible: false, deltaTheta: Math.PI / 2 } as const;
   for (const [label, bo, mo] of [['default options', BUILD_DEFAULTS, MATCH_DEFAULTS], ["paper's LSS-R", paperBuild, paperMatch]] as const) {
-    const cyl = templates.slice(0, 40).map((t) => buildCylinders(t, bo));
+    const cyl: CylinderSet[] = tpl.map((t) => buildCylinders(t, bo));
     const pass = () => { for (let a = 0; a < cyl.length; a++) for (let b = a + 1; b < cyl.length; b++) matchCylinders(cyl[a]!, cyl[b]!, mo); return (cyl.length * (cyl.length - 1)) / 2; };
     pass();
     let n = 0;
     const t1 = performance.now();
     const c1 = process.cpuUsage();
-    const cpu = () => { const c = process.cpuUsage(c1); return (c.user + c.system) / 1e6; };
-    while (cpu() < 3) n += pass();
-    const cpuS = cpu();
+    while (cpuMs(process.cpuUsage(c1)) < 3000) n += pass();
+    const cpuS = cpuMs(process.cpuUsage(c1)) / 1000;
     console.log(`1:1 (${label}): ${Math.round(n / cpuS)} comparisons per CPU second (${n} in ${cpuS.toFixed(2)} CPU s; wall ${((performance.now() - t1) / 1000).toFixed(1)} s)  [load ${load()}]`);
   }
+}
 
-  // 1:N gallery.
-  let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const index = new CandidateIndex();
-  const gallery = new Map<string, CylinderSet>();
-  const tb = performance.now();
-  for (let g = 0; g < N; g++) {
-    const src = templates[g % templates.length]!;
-    const a = (rnd() - 0.5) * 0.6, tx = (rnd() - 0.5) * 60, ty = (rnd() - 0.5) * 60;
-    const c = Math.cos(a), s = Math.sin(a);
-    const ms = src.minutiae.filter(() => rnd() > 0.15).map((m) => ({ ...m, x: c * m.x + s * m.y + tx + (rnd() - 0.5) * 6, y: -s * m.x + c * m.y + ty + (rnd() - 0.5) * 6, angle: m.angle + a }));
-    const set = buildCylinders({ minutiae: ms });
-    const id = `g${g}`;
-    gallery.set(id, set);
-    index.add(id, set);
-    if (g > 0 && g % 20000 === 0) console.log(`  gallery ${g} built (${((performance.now() - tb) / 1000).toFixed(0)} s)`);
+async function main(): Promise<void> {
+  if (!existsSync(FVC_ROOT)) { console.log(`skipped: ${FVC_ROOT} is absent`); return; }
+  const sizes = arg('sizes', '1000,10000,100000').split(',').map(Number).sort((a, b) => a - b);
+  const seed = Number(arg('seed', '1'));
+  const maxProbes = Number(arg('probes', '280'));
+  if (!process.argv.includes('--skip-1to1')) await extractionAndOneToOne();
+
+  const src = await loadSources();
+  const N = sizes[sizes.length - 1]!;
+  const tg = performance.now();
+  const cg = process.cpuUsage();
+  const { sets, cached } = loadGallery(src, seed, N, (d) => console.log(`  gallery: ${d} templates built (${((performance.now() - tg) / 1000).toFixed(0)} s)  [load ${load()}]`));
+  console.log(`gallery of ${N} (seed ${seed}) ${cached ? 'read from the /tmp cache' : 'built (fast cylinders)'} in ${((performance.now() - tg) / 1000).toFixed(1)} s wall, ${(cpuMs(process.cpuUsage(cg)) / 1000).toFixed(1)} s CPU (${(cpuMs(process.cpuUsage(cg)) / N).toFixed(2)} ms CPU per template)  [load ${load()}]`);
+  const probes: Array<{ finger: number; set: CylinderSet }> = [];
+  for (let i = 1; i < 8; i++) for (let f = 0; f < 40; f++) if (probes.length < maxProbes) probes.push({ finger: f, set: buildCylinders(src.templates[f * 8 + i]!) });
+
+  let baseP50 = 0;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (const n of sizes) {
+    const gallery = sets.slice(0, n);
+    gc?.();
+    const before = process.memoryUsage();
+    const index = new CandidateIndex();
+    const ti = performance.now();
+    const ci = process.cpuUsage();
+    gallery.forEach((s, g) => index.add(`g${g}`, s));
+    const indexCpu = cpuMs(process.cpuUsage(ci));
+    const indexWall = performance.now() - ti;
+    gc?.();
+    const mem = process.memoryUsage();
+    const st = index.stats();
+    let cylBytes = 0;
+    for (const s of gallery) cylBytes += s.n * (CW + CW / 6 + 3) * 4;
+    console.log(`\n1:N, gallery ${n}: index built in ${(indexWall / 1000).toFixed(1)} s wall, ${(indexCpu / 1000).toFixed(1)} s CPU (${(indexCpu / n).toFixed(2)} ms per template); ${st.postings} postings, table 2^${st.tableBits} per band  [load ${load()}]`);
+    console.log(`  memory: RSS ${mb(mem.rss)}, V8 heap ${mb(mem.heapUsed)}, array buffers ${mb(mem.arrayBuffers)}; per template: cylinders ${Math.round(cylBytes / n)} B, index ${Math.round((st.tableBytes + st.poolBytes) / n)} B (tables ${mb(st.tableBytes)}, postings pool ${mb(st.poolBytes)}; index growth of array buffers ${mb(mem.arrayBuffers - before.arrayBuffers)})`);
+    const k = n < EXHAUSTIVE_BELOW ? n : candidateCount(n);
+    const wall: number[] = [], cpu: number[] = [];
+    let rank1 = 0, hit = 0;
+    const ranks: number[] = [];
+    for (const p of probes) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      const ids = n < EXHAUSTIVE_BELOW ? gallery.map((_, g) => `g${g}`) : index.candidates(p.set, k);
+      let best = -1, bestId = '';
+      for (const id of ids) {
+        const sc = matchCylinders(p.set, gallery[Number(id.slice(1))]!);
+        if (sc > best) { best = sc; bestId = id; }
+      }
+      cpu.push(cpuMs(process.cpuUsage(c0)));
+      wall.push(performance.now() - t0);
+      if (bestId === `g${p.finger}`) rank1++;
+      if (ids.includes(`g${p.finger}`)) hit++;
+      const r = index.candidates(p.set, n).indexOf(`g${p.finger}`);
+      ranks.push(r < 0 ? Infinity : r + 1);
+    }
+    const p50 = pct(cpu, 0.5);
+    if (!baseP50) baseP50 = p50;
+    const hitAt = (pen: number) => `${(100 * ranks.filter((r) => r <= Math.max(1, Math.round(pen * n))).length / ranks.length).toFixed(1)}%`;
+    console.log(`  search (${probes.length} probes, ${k} candidates = penetration ${(100 * k / n).toFixed(2)}%${n < EXHAUSTIVE_BELOW ? ', exhaustive' : ''}): wall p50 ${pct(wall, 0.5).toFixed(0)} / p95 ${pct(wall, 0.95).toFixed(0)} / p99 ${pct(wall, 0.99).toFixed(0)} ms; CPU p50 ${p50.toFixed(1)} / p95 ${pct(cpu, 0.95).toFixed(1)} / p99 ${pct(cpu, 0.99).toFixed(1)} ms; CPU p50 ×${(p50 / baseP50).toFixed(2)} for a gallery ×${n / sizes[0]!}  [load ${load()}]`);
+    console.log(`  rank-1 identification ${rank1}/${probes.length} (${(100 * rank1 / probes.length).toFixed(1)}%); mate among the candidates ${hit}/${probes.length} (${(100 * hit / probes.length).toFixed(1)}%)`);
+    console.log(`  index alone, hit rate at penetration: 0.1% ${hitAt(0.001)}, 0.5% ${hitAt(0.005)}, 1% ${hitAt(0.01)}, 2% ${hitAt(0.02)}, 5% ${hitAt(0.05)}, 10% ${hitAt(0.1)}, 20% ${hitAt(0.2)}, voted at all ${hitAt(1)}`);
   }
-  console.log(`gallery of ${N} templates built in ${((performance.now() - tb) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB  [load ${load()}]`);
-  const qt: number[] = [];
-  const qcpu: number[] = [];
-  let hits = 0;
-  const probes = 40;
-  for (let q = 0; q < probes; q++) {
-    // Probe: impression 2 of finger q; its gallery relatives are the transformed copies of impression 1.
-    const k = (q % 40) * 8 + 1;
-    const probe = buildCylinders(templates[k]!);
-    const t0 = performance.now();
-    const q0 = process.cpuUsage();
-    const cands = index.candidates(probe, SEARCH_CANDIDATES);
-    let best = -1, bestId = '';
-    for (const id of cands) { const sc = matchCylinders(probe, gallery.get(id)!); if (sc > best) { best = sc; bestId = id; } }
-    qt.push(performance.now() - t0);
-    const qc = process.cpuUsage(q0);
-    qcpu.push((qc.user + qc.system) / 1000);
-    const g = Number(bestId.slice(1)) % templates.length;
-    if (names[g]!.split('_')[0] === names[k]!.split('_')[0]) hits++;
-  }
-  console.log(`1:N over ${N}: wall p50 ${pct(qt, 0.5).toFixed(0)} ms, p95 ${pct(qt, 0.95).toFixed(0)} ms; CPU p50 ${pct(qcpu, 0.5).toFixed(0)} ms, p95 ${pct(qcpu, 0.95).toFixed(0)} ms per probe; rank-1 same finger ${hits}/${probes}  [load ${load()}]`);
 }
 
 await main();

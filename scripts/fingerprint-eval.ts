@@ -8,7 +8,7 @@
  * Resolution per database (FVC2002 report): DB1 500 ppi, DB2 569 ppi, DB3 500 ppi, DB4 about 500 ppi.
  * `--iso`: the same comparisons on the ISO/IEC 19794-2 templates beside the images (another extractor's
  * minutiae, docs/fingerprint.md), to tell the matcher's share of the error from the extractor's.
- * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B] [--iso]
+ * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B,DB3_B] [--iso]
  */
 import { readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,8 @@ import sharp from 'sharp';
 import { parseIsoTemplate } from '../domain/fingerprint/iso.ts';
 
 export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
-const root = new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
+/** The shared data beside the checkout (`../shared`), or `FVC_ROOT` (a worktree elsewhere). */
+const root = process.env.FVC_ROOT ?? new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
 
 async function main(): Promise<void> {
   if (!existsSync(join(root, 'pairs.csv'))) {
@@ -31,11 +32,11 @@ async function main(): Promise<void> {
     return;
   }
   const args = process.argv.slice(2);
-  const only = args.includes('--db') ? args[args.indexOf('--db') + 1] : undefined;
+  const only = args.includes('--db') ? (args[args.indexOf('--db') + 1] ?? '').split(',') : undefined;
   const iso = args.includes('--iso');
   if (iso && args.includes('--write')) throw new Error('--write records our extractor\'s figures; run --iso without it');
   const rows = readFileSync(join(root, 'pairs.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
-  const dbs = ['DB1_B', 'DB2_B', 'DB3_B', 'DB4_B'].filter((d) => !only || d === only);
+  const dbs = ['DB1_B', 'DB2_B', 'DB3_B', 'DB4_B'].filter((d) => !only || only.includes(d));
   const out: Record<string, unknown> = {};
   const summary: Array<{ db: string; fvc: ReturnType<typeof errorRates>; ext: ReturnType<typeof errorRates> }> = [];
   const curves: Array<{ db: string; pts: ReturnType<typeof rocPoints> }> = [];

@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Platform } from '../platform/types.ts';
 import { registerEdge } from './edge.ts';
+import { lazyChildLoggerFactory } from './request-logger.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -38,6 +39,7 @@ function nextRequestId(): string {
 export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | Promise<void>): Promise<ApiApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    childLoggerFactory: lazyChildLoggerFactory as never,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();

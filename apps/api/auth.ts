@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, hashApiKey, hashesEqual, type Permission } from '../../domain/tenancy/api-key.ts';
@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { PlatformErrors } from './errors.ts';
 import type { TenancyView } from '../platform/tenancy-view.ts';
 
-/** Who is calling: set on `request.auth` by the authentication hook. */
+/** Who is calling: set on `request.auth` by the authentication hook. Treat as read-only (it may be shared between calls of one key). */
 export interface AuthContext {
   tenantId: string;
   tenant: Tenant;
@@ -17,6 +17,20 @@ export interface AuthContext {
   /** A `sk_test_` key. */
   test: boolean;
   via: 'api_key' | 'jwt';
+}
+
+/**
+ * Most API keys whose verified identity the authenticator keeps ({@link Authenticator}): beyond it the
+ * oldest entry is dropped (a dropped key costs one SHA-256 again on its next call).
+ */
+export const AUTH_CACHE_MAX = 10_000;
+
+/** A verified key: its secret bytes (for the constant-time check), and the identity derived at `version`. */
+interface CachedKey {
+  secret: Buffer;
+  /** `TenancyView.version` the identity was derived at; any later tenancy event makes it stale. */
+  version: number;
+  auth: AuthContext;
 }
 
 /** The credential of `Authorization: Bearer <credential>`. @throws ApiError 401 when absent or malformed. */
@@ -51,6 +65,14 @@ export interface AuthRequirement {
 export class Authenticator {
   private readonly hsKey: Uint8Array | null;
   private readonly edKey: KeyObject | null;
+  /**
+   * Keys verified before, by their full text (insertion order = age; at most {@link AUTH_CACHE_MAX}):
+   * a known key then costs one map lookup and one constant-time comparison of its bytes instead of a
+   * SHA-256, a hex decode and a new identity object per call. Only keys that authenticated are kept, so
+   * junk keys cannot fill it; an entry is used only while the tenancy view has not moved since it was
+   * made (revocations, plan and limit changes take effect on the next call).
+   */
+  private readonly cache = new Map<string, CachedKey>();
 
   constructor(
     private readonly view: TenancyView,
@@ -71,13 +93,29 @@ export class Authenticator {
    */
   authenticateKnown(request: FastifyRequest, requirement: AuthRequirement): AuthContext | null {
     const credential = bearer(request);
+    const cached = this.cache.get(credential);
+    if (cached !== undefined && cached.version === this.view.version) {
+      // The map found the entry by string equality; the secret is still checked in constant time.
+      const presented = Buffer.from(credential, 'latin1');
+      if (presented.length === cached.secret.length && timingSafeEqual(presented, cached.secret)) return permitted(cached.auth, requirement);
+    }
     if (!API_KEY_PATTERN.test(credential)) {
       if (requirement.jwt && credential.split('.').length === 3) return null;
       throw PlatformErrors.invalidCredentials();
     }
     const hash = hashApiKey(credential);
     if (!this.view.state.keysByHash.has(hash)) return null;
-    return permitted(this.fromApiKey(hash), requirement);
+    const auth = this.fromApiKey(hash);
+    if (auth) this.remember(credential, auth);
+    else this.cache.delete(credential);
+    return permitted(auth, requirement);
+  }
+
+  /** Keeps a verified key's identity (see {@link cache}). */
+  private remember(credential: string, auth: AuthContext): void {
+    this.cache.delete(credential);
+    if (this.cache.size >= AUTH_CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(credential, { secret: Buffer.from(credential, 'latin1'), version: this.view.version, auth });
   }
 
   private async authenticateSlow(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
@@ -92,6 +130,7 @@ export class Authenticator {
         await this.view.catchUpForUnknownCredential();
         auth = this.fromApiKey(hash);
       }
+      if (auth) this.remember(credential, auth);
     } else if (requirement.jwt && credential.split('.').length === 3) {
       auth = await this.fromJwt(credential);
     }

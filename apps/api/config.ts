@@ -134,10 +134,18 @@ export const ConfigSchema = z.object({
   WORKFLOW_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(250),
   // --- OCR (docs/ocr.md). Handed to the inference workers with the rest of this configuration; applied by
   // each worker thread through `configure` (models/ocr/jobs.ts).
-  /** ONNX Runtime intra-op threads per worker for the PaddleOCR models. */
+  /** ONNX Runtime intra-op threads per worker for the PaddleOCR recogniser and direction classifier. */
   OCR_ONNX_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** ONNX Runtime intra-op threads of the OCR text detector per worker (idle threads block, never spin). */
+  OCR_DET_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Threads recognising one page's text lines per worker: the worker plus OCR_REC_THREADS - 1 helper threads. */
+  OCR_REC_THREADS: z.coerce.number().int().min(1).max(8).default(2),
+  /** Tesseract threads per worker reading a page's name/address rows in parallel. */
+  OCR_TESSERACT_WORKERS: z.coerce.number().int().min(1).max(8).default(2),
   /** Longest side (px) fed to the text detector. */
   OCR_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(960),
+  /** Longest side (px) fed to the text detector when an INE back's MRZ rows are looked for first (its largest print). */
+  OCR_MRZ_DET_MAX_SIDE: z.coerce.number().int().min(320).max(2048).default(640),
   /** `0` turns off the Tesseract Spanish re-read of name/address rows. */
   OCR_SPANISH_REREAD: z.enum(['0', '1']).default('1'),
   /** MRZ row decoding: `constrained` (posteriors at the layout's length, docs/mrz.md) or `greedy` (PaddleOCR's own; for comparisons). */

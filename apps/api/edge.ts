@@ -2,7 +2,6 @@ import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify
 import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
 import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
-import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
@@ -117,12 +116,11 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   // costs nothing): no promise, no IO. Only an unknown key (catch-up), a JWT, or a priced call (credit
   // reservation) goes asynchronous.
   app.addHook('onRequest', (request, _reply, done) => {
-    const route = request.routeOptions;
-    const config = route.config;
+    const config = routeConfig(request);
     request.edge = {
       startedAt: process.hrtime.bigint(),
       config,
-      endpoint: route.url ?? request.url.split('?')[0]!,
+      endpoint: config.url ?? request.url.split('?')[0]!,
       concurrencyKey: null,
       reservationId: null,
       cost: 0,
@@ -205,22 +203,24 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     if (edge.reservationId && request.auth) {
       ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
     }
-    const data: ApiCallRecorded['data'] = {
-      request_id: request.id,
-      tenant_id: request.auth?.tenantId ?? null,
-      key_id: request.auth?.keyId ?? null,
-      endpoint: edge.endpoint,
-      method: request.method,
-      status_code: reply.statusCode,
-      response_time: Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
-      request_size: Number(request.headers['content-length'] ?? 0) || 0,
-      response_size: edge.responseSize,
-      ip_address: request.ip,
-      user_agent: request.headers['user-agent'] ?? null,
-      credits_charged: edge.charged,
-      created_at: new Date(ctx.clock.now()).toISOString(),
-    };
-    ctx.usage.record(data);
+    const auth = request.auth;
+    const headers = request.headers;
+    // Positional, no per-call object or date text: the usage-writer thread builds the event (issue 18).
+    ctx.usage.recordCall(
+      request.id,
+      auth ? auth.tenantId : null,
+      auth ? auth.keyId : null,
+      edge.endpoint,
+      request.method,
+      reply.statusCode,
+      Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
+      Number(headers['content-length'] ?? 0) || 0,
+      edge.responseSize,
+      clientIp(request),
+      headers['user-agent'] ?? null,
+      edge.charged,
+      ctx.clock.now(),
+    );
     done();
   });
 }
@@ -233,13 +233,38 @@ function finishHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyRep
   if (request.edge) request.edge.responseSize = payloadSize(payload, reply);
 }
 
+/** The peer address of a connection, kept on its socket (`request.ip` asks the socket on every call). */
+const PEER_IP = Symbol('sello.peerIp');
+function clientIp(request: FastifyRequest): string {
+  const socket = request.raw.socket as (typeof request.raw.socket & { [PEER_IP]?: string }) | undefined;
+  if (!socket) return request.ip ?? '';
+  return (socket[PEER_IP] ??= request.ip);
+}
+
 /** Credits a 2xx answer of this route costs: its `billing` override, else the spec's table, else 0. */
 function routeCost(request: FastifyRequest): number {
   const config = request.edge.config;
   const override = config.billing?.cost;
   if (override !== undefined) return override;
-  const key = `${request.method} ${config.url ?? ''}`;
-  return (CREDIT_COSTS as Record<string, number>)[key] ?? 0;
+  // The table's answer per route configuration and method (a route's config object outlives its calls).
+  let byMethod = tableCosts.get(config);
+  if (!byMethod) tableCosts.set(config, (byMethod = new Map()));
+  let cost = byMethod.get(request.method);
+  if (cost === undefined) byMethod.set(request.method, (cost = (CREDIT_COSTS as Record<string, number>)[`${request.method} ${config.url ?? ''}`] ?? 0));
+  return cost;
+}
+const tableCosts = new WeakMap<object, Map<string, number>>();
+
+/**
+ * Fastify's route context symbol (`fastify.context`), looked up once: its `config` is what
+ * `request.routeOptions.config` returns, without the object `routeOptions` builds on every access.
+ * Falls back to `routeOptions` when a Fastify version names it differently.
+ */
+let contextSymbol: symbol | null | undefined;
+function routeConfig(request: FastifyRequest): FastifyContextConfig & { url?: string } {
+  if (contextSymbol === undefined) contextSymbol = Object.getOwnPropertySymbols(request).find((s) => s.description === 'fastify.context') ?? null;
+  const context = contextSymbol ? (request as unknown as Record<symbol, { config?: FastifyContextConfig & { url?: string } } | undefined>)[contextSymbol] : undefined;
+  return context?.config ?? request.routeOptions.config;
 }
 
 function payloadSize(payload: unknown, reply: FastifyReply): number {
@@ -278,11 +303,22 @@ function insufficientCredits(request: FastifyRequest, error: InsufficientCredits
   });
 }
 
+/** `X-RateLimit-Reset` text, recomputed when the UTC minute changes (it changes once a month). */
+const resetText = { minute: Number.NaN, text: '' };
+function resetHeader(now: number): string {
+  const minute = Math.floor(now / 60_000);
+  if (minute !== resetText.minute) {
+    resetText.minute = minute;
+    resetText.text = String(nextResetUnix(now));
+  }
+  return resetText.text;
+}
+
 function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): void {
   const now = ctx.clock.now();
   const auth = request.auth;
   reply.header('X-Request-Id', request.id);
-  reply.header('X-RateLimit-Reset', String(nextResetUnix(now)));
+  reply.header('X-RateLimit-Reset', resetHeader(now));
   if (!auth) {
     reply.header('X-RateLimit-Limit', '0');
     reply.header('X-RateLimit-Remaining', '0');
@@ -297,13 +333,20 @@ function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: Fastif
   const balance = availableCredits(state, plan.monthlyCredits, now);
   const balanceText = balance === null ? 'unlimited' : String(balance);
   const insufficient = request.edge?.insufficient ?? false;
-  reply.header('X-RateLimit-Limit', plan.monthlyCredits === null ? 'unlimited' : String(plan.monthlyCredits));
+  reply.header('X-RateLimit-Limit', plan.monthlyCredits === null ? 'unlimited' : planAllowanceText(plan.monthlyCredits));
   reply.header('X-RateLimit-Remaining', balanceText);
   reply.header('X-RateLimit-Tier', plan.tier);
   reply.header('X-RateLimit-Billing-Method', plan.billingMethod);
   reply.header('X-Credit-Balance', balanceText);
   // An insufficient-credits answer names what the call would have cost (spec, Limits); otherwise the charge.
   reply.header('X-Credit-Cost', String(insufficient ? request.edge.cost : (request.edge?.charged ?? 0)));
+}
+
+const allowanceTexts = new Map<number, string>();
+function planAllowanceText(credits: number): string {
+  let text = allowanceTexts.get(credits);
+  if (text === undefined) allowanceTexts.set(credits, (text = String(credits)));
+  return text;
 }
 
 /** Publishes `user.credits.low` when this charge took the balance under the configured fraction of the allowance. */

@@ -25,6 +25,11 @@ export class TenancyView {
   private lastStartedAt = Number.NEGATIVE_INFINITY;
   /** Catch-ups triggered by unknown credentials since start (operators and tests read it). */
   unknownCredentialCatchUps = 0;
+  /**
+   * Bumped whenever tenancy events are folded in: what was derived from the state before (the
+   * authenticator's cached identities) is stale once it moves (revocation, plan and limit changes).
+   */
+  version = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -37,6 +42,7 @@ export class TenancyView {
       types: TENANCY_EVENT_TYPES,
       onEvents: (events) => {
         for (const e of events) evolveTenancy(this.state, e as unknown as TenancyEvent);
+        this.version++;
       },
     });
     await this.subscription.caughtUp();

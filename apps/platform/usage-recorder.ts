@@ -33,9 +33,65 @@ export async function appendUsage(store: EventStore, batch: readonly ApiCallReco
   }
 }
 
+/**
+ * A batch of calls as columns (what the HTTP thread buffers and posts to the usage-writer thread): the
+ * request ids, a table of the batch's distinct other texts referenced by index, and the numbers in a
+ * `Float64Array`, so recording a call allocates nothing of its own and the hand-over clones neither a
+ * per-call object nor the same tenant, key, endpoint or address text once per call (issue 18).
+ */
+export interface UsageColumns {
+  length: number;
+  /** One per call. */
+  requestId: string[];
+  /** The distinct texts of the batch that {@link refs} point into. */
+  strings: string[];
+  /** Per call, {@link TEXT_FIELDS} indexes into `strings` (-1: null): tenant id, key id, endpoint, method, IP address, user agent. */
+  refs: Int32Array;
+  /** Per call, {@link NUMBER_FIELDS} numbers: status code, response time (s), request size (bytes), response size (bytes), credits charged, created at (epoch ms). */
+  numbers: Float64Array;
+}
+
+/** Texts per call in {@link UsageColumns.refs}. */
+export const TEXT_FIELDS = 6;
+/** Numbers per call in {@link UsageColumns.numbers}. */
+export const NUMBER_FIELDS = 6;
+
+function emptyColumns(capacity: number): UsageColumns {
+  return { length: 0, requestId: [], strings: [], refs: new Int32Array(capacity * TEXT_FIELDS), numbers: new Float64Array(capacity * NUMBER_FIELDS) };
+}
+
+/** The `ApiCallRecorded` data of each call of a batch (`created_at` as ISO 8601 text of the epoch ms). */
+export function callsOf(batch: UsageColumns): ApiCallRecorded['data'][] {
+  const calls: ApiCallRecorded['data'][] = new Array(batch.length);
+  const n = batch.numbers;
+  const r = batch.refs;
+  const s = batch.strings;
+  const text = (k: number): string | null => (k < 0 ? null : s[k]!);
+  for (let i = 0; i < batch.length; i++) {
+    const o = i * NUMBER_FIELDS;
+    const t = i * TEXT_FIELDS;
+    calls[i] = {
+      request_id: batch.requestId[i]!,
+      tenant_id: text(r[t]!),
+      key_id: text(r[t + 1]!),
+      endpoint: s[r[t + 2]!]!,
+      method: s[r[t + 3]!]!,
+      status_code: n[o]!,
+      response_time: n[o + 1]!,
+      request_size: n[o + 2]!,
+      response_size: n[o + 3]!,
+      ip_address: s[r[t + 4]!]!,
+      user_agent: text(r[t + 5]!),
+      credits_charged: n[o + 4]!,
+      created_at: new Date(n[o + 5]!).toISOString(),
+    };
+  }
+  return calls;
+}
+
 /** Where a flushed batch goes: appended here, or posted to the usage-writer thread. */
 export interface UsageSink {
-  append(batch: ApiCallRecorded['data'][]): Promise<void>;
+  append(batch: UsageColumns): Promise<void>;
   /** Resolves once the sink's own projections (if it runs any) have applied everything appended. */
   catchUp(): Promise<void>;
   close(): Promise<void>;
@@ -43,7 +99,7 @@ export interface UsageSink {
 
 /** Appends on this thread (CLI, tests with in-memory stores, `USAGE_WRITER=inline`). */
 export function inlineUsageSink(store: EventStore): UsageSink {
-  return { append: (batch) => appendUsage(store, batch), catchUp: async () => undefined, close: async () => undefined };
+  return { append: (batch) => appendUsage(store, callsOf(batch)), catchUp: async () => undefined, close: async () => undefined };
 }
 
 /**
@@ -96,16 +152,18 @@ export class UsageWriterThread implements UsageSink {
     return this.ready;
   }
 
-  private call(message: { op: 'append'; calls: ApiCallRecorded['data'][] } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
+  private call(message: { op: 'append'; batch: UsageColumns } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...message });
+      // The numbers' buffer is moved, not copied (the recorder hands over each batch's columns once).
+      if (message.op === 'append') this.worker.postMessage({ id, ...message }, [message.batch.numbers.buffer as ArrayBuffer, message.batch.refs.buffer as ArrayBuffer]);
+      else this.worker.postMessage({ id, ...message });
     });
   }
 
-  append(batch: ApiCallRecorded['data'][]): Promise<void> {
-    return this.call({ op: 'append', calls: batch });
+  append(batch: UsageColumns): Promise<void> {
+    return this.call({ op: 'append', batch });
   }
 
   catchUp(): Promise<void> {
@@ -128,7 +186,9 @@ export class UsageWriterThread implements UsageSink {
  * happens: they live on the credit streams, written before the answer).
  */
 export class UsageRecorder {
-  private buffer: ApiCallRecorded['data'][] = [];
+  private buffer: UsageColumns;
+  /** Index of each text in `buffer.strings`. */
+  private textIndex = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -137,15 +197,73 @@ export class UsageRecorder {
     private readonly log: Logger,
     private readonly flushMs = 50,
     private readonly maxBatch = 1000,
-  ) {}
+  ) {
+    this.buffer = emptyColumns(maxBatch);
+  }
 
+  /** Buffers one call (see {@link recordCall}). */
   record(call: ApiCallRecorded['data']): void {
-    this.buffer.push(call);
-    if (this.buffer.length >= this.maxBatch) void this.flush();
+    this.recordCall(
+      call.request_id, call.tenant_id, call.key_id, call.endpoint, call.method, call.status_code, call.response_time,
+      call.request_size, call.response_size, call.ip_address, call.user_agent, call.credits_charged, Date.parse(call.created_at),
+    );
+  }
+
+  /**
+   * Buffers one call, field by field (the edge's hot path: no object per call). Units as in
+   * `ApiCallRecorded`: response time in seconds, sizes in bytes; `createdAtMs` epoch milliseconds.
+   */
+  recordCall(
+    requestId: string,
+    tenantId: string | null,
+    keyId: string | null,
+    endpoint: string,
+    method: string,
+    statusCode: number,
+    responseTimeS: number,
+    requestSize: number,
+    responseSize: number,
+    ip: string,
+    userAgent: string | null,
+    creditsCharged: number,
+    createdAtMs: number,
+  ): void {
+    const b = this.buffer;
+    const o = b.length * NUMBER_FIELDS;
+    const t = b.length * TEXT_FIELDS;
+    b.requestId.push(requestId);
+    const r = b.refs;
+    r[t] = this.ref(tenantId);
+    r[t + 1] = this.ref(keyId);
+    r[t + 2] = this.ref(endpoint);
+    r[t + 3] = this.ref(method);
+    r[t + 4] = this.ref(ip);
+    r[t + 5] = this.ref(userAgent);
+    const n = b.numbers;
+    n[o] = statusCode;
+    n[o + 1] = responseTimeS;
+    n[o + 2] = requestSize;
+    n[o + 3] = responseSize;
+    n[o + 4] = creditsCharged;
+    n[o + 5] = createdAtMs;
+    b.length += 1;
+    if (b.length >= this.maxBatch) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.flushMs);
       this.timer.unref();
     }
+  }
+
+  /** Index of `text` in the batch's string table (added on first use); -1 for null. */
+  private ref(text: string | null): number {
+    if (text === null) return -1;
+    let k = this.textIndex.get(text);
+    if (k === undefined) {
+      k = this.buffer.strings.length;
+      this.buffer.strings.push(text);
+      this.textIndex.set(text, k);
+    }
+    return k;
   }
 
   /** Appends everything buffered so far; resolves when it is in the log. */
@@ -153,9 +271,10 @@ export class UsageRecorder {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.buffer;
-    this.buffer = [];
+    if (batch.length === 0) return this.flushing;
+    this.buffer = emptyColumns(this.maxBatch);
+    this.textIndex = new Map();
     this.flushing = this.flushing.then(async () => {
-      if (batch.length === 0) return;
       try {
         await this.sink.append(batch);
       } catch (err) {

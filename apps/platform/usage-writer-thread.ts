@@ -5,7 +5,7 @@
  * `readsUsageEvents`) against its own connection to the read models, so neither the SQLite writes
  * nor the projection of a call's usage event run on the thread that serves HTTP.
  *
- * Messages in: `{ id, op: 'append', calls }`, `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
+ * Messages in: `{ id, op: 'append', batch }` (the calls as `UsageColumns`), `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
  * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,14 +14,15 @@ import { createEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels } from '../../infra/read-models/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
-import { appendUsage, readsUsageEvents } from './usage-recorder.ts';
-import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { appendUsage, callsOf, readsUsageEvents, type UsageColumns } from './usage-recorder.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 
-type Message = { id: number; op: 'append'; calls: ApiCallRecorded['data'][] } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
+type Message = { id: number; op: 'append'; batch: UsageColumns } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
 
 const config = (workerData as { config: Config }).config;
-const events = createEventStore(config);
+// The projections below read back every usage event this thread appends: they get them from memory
+// (neither they nor `appendUsage` modify events), not from a query and a JSON parse each (issue 18).
+const events = createEventStore(config, { recentAppends: 4000 });
 const readModels = createReadModels(config);
 const projections = projectionsOf(capabilities).filter(readsUsageEvents);
 const noVectorIndex = new Proxy({} as VectorIndex, {
@@ -38,7 +39,7 @@ const port = parentPort!;
 port.on('message', (m: Message) => {
   void (async () => {
     try {
-      if (m.op === 'append') await appendUsage(events, m.calls);
+      if (m.op === 'append') await appendUsage(events, callsOf(m.batch));
       else if (m.op === 'catchUp') await runner.catchUp();
       else {
         await runner.stop();

@@ -103,6 +103,11 @@ export class CreditLedger {
     return this.state(tenantId);
   }
 
+  /** True once {@link follow} has caught up: {@link snapshotNow} is then what {@link snapshot} answers. */
+  get isFollowing(): boolean {
+    return this.following;
+  }
+
   /**
    * The folded state without IO or promise (the edge's billing headers on every response): exact when
    * following the log (API processes), else what this ledger last saw (possibly behind). Never for decisions.

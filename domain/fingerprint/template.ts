@@ -5,8 +5,8 @@
  * - `x` grows to the right, `y` grows downwards, in pixels at 500 ppi (197 px/cm).
  * - `angle` in radians in [0, 2π), counter-clockwise from the x axis as seen on screen (so with y down,
  *   a direction (dx, dy) has angle `atan2(-dy, dx)`). A ridge ending points along its ridge, away from
- *   the ridge (into the valley that continues it); a bifurcation points away from the fork, along the
- *   valley that ends in it.
+ *   the ridge (into the valley that continues it); a bifurcation points along its stem, away from the
+ *   fork (so both types point the way the ISO templates beside FVC2002 do once turned by π).
  * - `quality` 0-100 (ISO minutia quality; 0 = not reported).
  */
 export type MinutiaType = 'ending' | 'bifurcation' | 'other';

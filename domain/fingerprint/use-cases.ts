@@ -12,12 +12,11 @@ import {
   type FingerprintTemplateDeleted, type FingerprintTemplateEnrolled, type FingerprintTemplatesPurged, type FingerprintVerified,
 } from './events.ts';
 import { buildCylinders, matchCylinders } from './mcc.ts';
+import { candidateCount } from './index-lsh.ts';
 import { calibratedScore, DEFAULT_THRESHOLD } from './score.ts';
 import { decodeMinutiae, encodeMinutiae, TEMPLATE_VERSION, type FingerprintTemplate } from './template.ts';
 
 export const LIMITS = { subjectId: 256, metadataBytes: 16_384, maxSearchLimit: 100, defaultSearchLimit: 10, listing: 1000 } as const;
-/** Templates scored by the full matcher after the candidate index (1:N). */
-export const SEARCH_CANDIDATES = 200;
 /** Galleries up to this size are scored exhaustively (no index pre-selection). */
 export const EXHAUSTIVE_BELOW = 2000;
 /** Minimum valid cylinders for a template to be enrolled or matched. */
@@ -114,7 +113,7 @@ export interface Candidate {
 
 /**
  * 1:N search among the tenant's active templates: the candidate index picks the best-voted
- * {@link SEARCH_CANDIDATES} (every template when the gallery is under {@link EXHAUSTIVE_BELOW}), the
+ * `candidateCount(gallery size)` (200-400; every template when the gallery is under {@link EXHAUSTIVE_BELOW}), the
  * matcher scores them; candidates with `score >= threshold`, best first, at most `limit`.
  */
 export async function searchFingerprints(deps: FingerprintDeps, input: { tenantId: string; template: FingerprintTemplate; threshold?: number; limit?: number }): Promise<{ candidates: Candidate[]; threshold: number; gallerySize: number; scored: number }> {
@@ -123,7 +122,7 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.maxSearchLimit) throw new FingerprintError('invalid_request', `limit must be an integer from 1 to ${LIMITS.maxSearchLimit}`, { field: 'limit' });
   const probe = buildCylinders(input.template);
   const g = await deps.gallery.sync(input.tenantId);
-  const ids = g.entries.size < EXHAUSTIVE_BELOW ? [...g.entries.keys()] : g.index.candidates(probe, SEARCH_CANDIDATES);
+  const ids = g.entries.size < EXHAUSTIVE_BELOW ? [...g.entries.keys()] : g.index.candidates(probe, candidateCount(g.entries.size));
   const scored: Array<{ id: string; score: number }> = [];
   for (const id of ids) {
     const e = g.entries.get(id);

@@ -18,13 +18,15 @@ export function selectEventStore(config: Config): EventStoreAdapter {
 /**
  * Opens the configured event store. `sqlite`: `DATA_DIR/events.sqlite` (WAL; created when missing);
  * `postgres`: `es_events` in `DATABASE_SCHEMA` of `DATABASE_URL` (migrated on first use).
+ * `options.recentAppends` (SQLite only): keep this connection's last appended events in memory for its
+ * own subscriptions' reads (see `SqliteEventStore`; for stores whose readers never modify events).
  * @throws Error when `postgres` is selected without `DATABASE_URL`.
  */
-export function createEventStore(config: Config): EventStore {
+export function createEventStore(config: Config, options: { recentAppends?: number } = {}): EventStore {
   const adapter = selectEventStore(config);
   switch (adapter) {
     case 'sqlite':
-      return new SqliteEventStore(join(resolve(config.DATA_DIR), 'events.sqlite'));
+      return new SqliteEventStore(join(resolve(config.DATA_DIR), 'events.sqlite'), undefined, { recentAppends: options.recentAppends });
     case 'postgres':
       if (!config.DATABASE_URL) throw new Error('EVENT_STORE=postgres needs DATABASE_URL');
       return PostgresEventStore.create(config.DATABASE_URL, { schema: config.DATABASE_SCHEMA });

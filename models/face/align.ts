@@ -56,6 +56,8 @@ export function alignFace(img: RgbImage, landmarks5: readonly Point[], size = 22
   const m = fitSimilarity(dst, landmarks5);
   const out = new Float32Array(size * size * 3);
   const { data, width, height } = img;
+  // Per pixel: the four bilinear taps (weights and offsets) once, then the three channels; each
+  // channel sums its taps in the same order (top-left, top-right, bottom-left, bottom-right).
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
       const sx = m.a * x - m.b * y + m.tx;
@@ -63,14 +65,17 @@ export function alignFace(img: RgbImage, landmarks5: readonly Point[], size = 22
       const x0 = Math.floor(sx), y0 = Math.floor(sy);
       const dx = sx - x0, dy = sy - y0;
       const o = (y * size + x) * 3;
+      const inX0 = x0 >= 0 && x0 < width, inX1 = x0 + 1 >= 0 && x0 + 1 < width;
+      const inY0 = y0 >= 0 && y0 < height, inY1 = y0 + 1 >= 0 && y0 + 1 < height;
+      const w00 = (1 - dx) * (1 - dy), w10 = dx * (1 - dy), w01 = (1 - dx) * dy, w11 = dx * dy;
+      const i00 = (y0 * width + x0) * 3, i10 = i00 + 3, i01 = i00 + width * 3, i11 = i01 + 3;
+      const t00 = inX0 && inY0, t10 = inX1 && inY0, t01 = inX0 && inY1, t11 = inX1 && inY1;
       for (let c = 0; c < 3; c++) {
         let v = 0;
-        for (let k = 0; k < 4; k++) {
-          const xx = x0 + (k & 1), yy = y0 + (k >> 1);
-          if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
-          const w = ((k & 1) ? dx : 1 - dx) * ((k >> 1) ? dy : 1 - dy);
-          v += w * data[(yy * width + xx) * 3 + c]!;
-        }
+        if (t00) v += w00 * data[i00 + c]!;
+        if (t10) v += w10 * data[i10 + c]!;
+        if (t01) v += w01 * data[i01 + c]!;
+        if (t11) v += w11 * data[i11 + c]!;
         out[o + c] = v;
       }
     }
@@ -88,26 +93,25 @@ export function cropRgb(img: RgbImage, rect: { x0: number; y0: number; x1: numbe
   const { data, width, height } = img;
   const sx = (rect.x1 - rect.x0) / outW, sy = (rect.y1 - rect.y0) / outH;
   const nx = Math.max(1, Math.min(4, Math.round(sx))), ny = Math.max(1, Math.min(4, Math.round(sy)));
-  const px = [0, 0, 0];
-  const sample = (fx: number, fy: number) => {
-    const x0 = Math.floor(fx), y0 = Math.floor(fy), dx = fx - x0, dy = fy - y0;
-    px[0] = 0; px[1] = 0; px[2] = 0;
-    for (let k = 0; k < 4; k++) {
-      const xx = x0 + (k & 1), yy = y0 + (k >> 1);
-      if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
-      const w = ((k & 1) ? dx : 1 - dx) * ((k >> 1) ? dy : 1 - dy);
-      const o = (yy * width + xx) * 3;
-      px[0] += w * data[o]!; px[1] += w * data[o + 1]!; px[2] += w * data[o + 2]!;
-    }
-  };
+  const n = nx * ny;
   for (let j = 0; j < outH; j++) {
     for (let i = 0; i < outW; i++) {
       let r = 0, g = 0, b = 0;
       for (let v = 0; v < ny; v++) for (let u = 0; u < nx; u++) {
-        sample(rect.x0 + (i + (u + 0.5) / nx) * sx - 0.5, rect.y0 + (j + (v + 0.5) / ny) * sy - 0.5);
-        r += px[0]!; g += px[1]!; b += px[2]!;
+        // one bilinear sample, its taps summed in the order top-left, top-right, bottom-left, bottom-right
+        const fx = rect.x0 + (i + (u + 0.5) / nx) * sx - 0.5, fy = rect.y0 + (j + (v + 0.5) / ny) * sy - 0.5;
+        const x0 = Math.floor(fx), y0 = Math.floor(fy), dx = fx - x0, dy = fy - y0;
+        let pr = 0, pg = 0, pb = 0;
+        for (let k = 0; k < 4; k++) {
+          const xx = x0 + (k & 1), yy = y0 + (k >> 1);
+          if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
+          const w = ((k & 1) ? dx : 1 - dx) * ((k >> 1) ? dy : 1 - dy);
+          const o = (yy * width + xx) * 3;
+          pr += w * data[o]!; pg += w * data[o + 1]!; pb += w * data[o + 2]!;
+        }
+        r += pr; g += pg; b += pb;
       }
-      const o = (j * outW + i) * 3, n = nx * ny;
+      const o = (j * outW + i) * 3;
       out[o] = r / n; out[o + 1] = g / n; out[o + 2] = b / n;
     }
   }

@@ -4,12 +4,15 @@
  * thread, models loaded on first use and kept for later jobs). Every tensor is disposed after use.
  *
  * Models (all under `node_modules`):
- * - detection: `@vladmandic/face-api` SSD MobileNet v1 (default) or Tiny Face Detector, then its
- *   68-point landmark net (iBUG 300-W point order);
+ * - detection: `@vladmandic/face-api` SSD MobileNet v1 (default) or Tiny Face Detector (its body run by
+ *   onnxruntime-node, `./tiny-detector-onnx.ts`), then its 68-point landmark net (iBUG 300-W point order;
+ *   on onnxruntime-node, `./landmark-onnx.ts`);
  * - `descriptor128`: face-api's ResNet-34-like recognition net (dlib-style, 128-d, on face-api's own
- *   landmark-aligned 150x150 crop);
+ *   landmark-aligned 150x150 crop), run by onnxruntime-node from face-api's loaded weights
+ *   (`./recognition-onnx.ts`);
  * - `descriptor1024`: Human's `faceres` (HSE FaceRes, 1024-d `global_pooling/Mean`) on a 5-point
- *   ArcFace-style aligned 224x224 crop ({@link alignFace});
+ *   ArcFace-style aligned 224x224 crop ({@link alignFace}), run by onnxruntime-node from the same
+ *   weights (`./faceres-onnx.ts`: about 9x less CPU than on the wasm backend);
  * - attributes: face-api age/gender net, face-api expression net (7 emotions);
  * - liveness: Human's `antispoof` (128x128) and `liveness` (32x32) CNNs plus the hand-built signals of
  *   `domain/face/liveness.ts`.
@@ -19,6 +22,10 @@ import sharp from 'sharp';
 import { alignFace, cropRgb, type Point } from './align.ts';
 import type { RgbImage } from './image.ts';
 import { faceWork } from './work-counters.ts';
+import { loadFaceres, type FaceresSession } from './faceres-onnx.ts';
+import { createRecognitionSession, type RecognitionSession } from './recognition-onnx.ts';
+import { useOnnxTinyDetector } from './tiny-detector-onnx.ts';
+import { useOnnxLandmarkNet } from './landmark-onnx.ts';
 import { faceApiModelDir, fileHandler, humanModelDir, humanModelsDir, loadFaceApi, loadTf, type Tf } from './tf.ts';
 
 /** An axis-aligned box in original-image pixels (after EXIF orientation). */
@@ -71,7 +78,7 @@ export interface LivenessModelScores { antispoof: number; liveness: number }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-interface Loaded { tf: Tf; faceapi: Any; faceres: Any }
+interface Loaded { tf: Tf; faceapi: Any; faceres: FaceresSession; recognition: RecognitionSession }
 let loaded: Promise<Loaded> | null = null;
 const lazy = new Map<string, Promise<Any>>();
 
@@ -91,13 +98,38 @@ export function loadFaceModels(): Promise<Loaded> {
     const faceapi = loadFaceApi();
     const dir = faceApiModelDir();
     await faceapi.nets.tinyFaceDetector.loadFromDisk(dir);
+    useOnnxTinyDetector(tf, faceapi.nets.tinyFaceDetector);
     await faceapi.nets.faceLandmark68Net.loadFromDisk(dir);
+    await useOnnxLandmarkNet(tf, faceapi, faceapi.nets.faceLandmark68Net);
     await faceapi.nets.faceRecognitionNet.loadFromDisk(dir);
-    const faceres = await tf.loadGraphModel(fileHandler(path.join(humanModelDir(), 'faceres.json')));
-    return { tf, faceapi, faceres };
+    const recognition = await createRecognitionSession(faceapi.nets.faceRecognitionNet.params);
+    // the tfjs copy of the weights is no longer used: free its wasm memory
+    faceapi.nets.faceRecognitionNet.dispose();
+    const faceres = await loadFaceres();
+    const m = { tf, faceapi, faceres, recognition };
+    await warmUp(m);
+    return m;
   })();
   loaded.catch(() => { loaded = null; });
   return loaded;
+}
+
+/**
+ * Runs each core model once on blank input of a verify job's shapes (a 640x480 photo, a 150x150 face
+ * crop, the 150 and 224 px descriptor crops), so the first real job does not pay the runtimes' first-run
+ * costs (onnxruntime's memory arenas, tfjs' kernel set-up): measured on this machine, a worker's first
+ * job took about twice the CPU of its third without this.
+ */
+async function warmUp(m: Loaded): Promise<void> {
+  const { tf, faceapi } = m;
+  const photo = tf.zeros([480, 640, 3], 'int32');
+  const face = tf.zeros([150, 150, 3], 'float32');
+  try {
+    await faceapi.nets.tinyFaceDetector.locateFaces(photo, new faceapi.TinyFaceDetectorOptions({ inputSize: 416, scoreThreshold: 0.5 }));
+    await faceapi.nets.faceLandmark68Net.detectLandmarks(face);
+  } finally { tf.dispose([photo, face]); }
+  await m.recognition.describe(new Float32Array(150 * 150 * 3));
+  await m.faceres.embed(new Float32Array(224 * 224 * 3));
 }
 
 /** Loads a face-api net (`ssdMobilenetv1`, `ageGenderNet`, `faceExpressionNet`) once. */
@@ -223,9 +255,9 @@ export class FaceImage {
 
   /**
    * face-api's crop: the landmark-aligned box at its own aspect ratio, zero-padded (black) equally on both
-   * sides to a 150x150 square, RGB 0-255 - what `extractFaceTensors` + the nets' `padToSquare` give.
+   * sides to a 150x150 square, RGB 0-255, HWC - what `extractFaceTensors` + the nets' `padToSquare` give.
    */
-  private faceCrop(face: DetectedFace): Any {
+  faceCropData(face: DetectedFace): Float32Array {
     const b = face.alignedBox, S = 150;
     const w = Math.max(1, Math.round(b.w >= b.h ? S : (S * b.w) / b.h));
     const h = Math.max(1, Math.round(b.h >= b.w ? S : (S * b.h) / b.w));
@@ -233,7 +265,12 @@ export class FaceImage {
     const data = new Float32Array(S * S * 3);
     const ox = Math.floor((S - w) / 2), oy = Math.floor((S - h) / 2);
     for (let y = 0; y < h; y++) data.set(inner.subarray(y * w * 3, (y + 1) * w * 3), ((y + oy) * S + ox) * 3);
-    return this.m.tf.tensor3d(data, [S, S, 3], 'float32');
+    return data;
+  }
+
+  /** {@link faceCropData} as a tfjs tensor `[150, 150, 3]` (the caller disposes it). */
+  private faceCrop(face: DetectedFace): Any {
+    return this.m.tf.tensor3d(this.faceCropData(face), [150, 150, 3], 'float32');
   }
 
   /** A square crop of side `k` x the box's larger side centred on the face, `size`x`size`, values 0-1, batch of one. */
@@ -249,23 +286,12 @@ export class FaceImage {
 
   /** face-api 128-d descriptor (Euclidean distance; same person typically < 0.6 per face-api/dlib). */
   async descriptor128(face: DetectedFace): Promise<Float32Array> {
-    const crop = this.faceCrop(face);
-    try {
-      const d = await this.m.faceapi.nets.faceRecognitionNet.computeFaceDescriptor(crop);
-      return Float32Array.from(d as Float32Array);
-    } finally { this.m.tf.dispose(crop); }
+    return this.m.recognition.describe(this.faceCropData(face));
   }
 
   /** Human `faceres` 1024-d descriptor on the 5-point ArcFace-aligned 224x224 crop (raw, not normalised). */
   async descriptor1024(face: DetectedFace): Promise<Float32Array> {
-    const { tf, faceres } = this.m;
-    const aligned = alignFace(this.img, face.landmarks5, 224);
-    const input = tf.tensor4d(aligned, [1, 224, 224, 3], 'float32');
-    const outs: Any[] = faceres.execute(input);
-    try {
-      const desc = outs.find((t: Any) => t.shape[1] === 1024);
-      return Float32Array.from(await desc.data());
-    } finally { tf.dispose([input, ...outs]); }
+    return this.m.faceres.embed(alignFace(this.img, face.landmarks5, 224));
   }
 
   /**
@@ -273,13 +299,8 @@ export class FaceImage {
    * kept for the evaluation's comparison only.
    */
   async descriptor1024Loose(face: DetectedFace): Promise<Float32Array> {
-    const { tf, faceres } = this.m;
     const b = face.box;
-    const input = tf.tensor4d(cropRgb(this.img, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h }, 224, 224), [1, 224, 224, 3], 'float32');
-    const outs: Any[] = faceres.execute(input);
-    try {
-      return Float32Array.from(await outs.find((o: Any) => o.shape[1] === 1024).data());
-    } finally { tf.dispose([input, ...outs]); }
+    return this.m.faceres.embed(cropRgb(this.img, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h }, 224, 224));
   }
 
   /** Age (years), gender with probability, and the seven emotion probabilities. */

@@ -114,7 +114,8 @@ export function mergeBillReading(paddleText: string, readings: readonly string[]
 export async function rereadBillRows(page: ReadPage, targets: readonly PipelineLine[]): Promise<void> {
   if (!targets.length) return;
   const reader = await getTesseract();
-  for (const line of targets) {
+  // Rows at once, spread over the reader's threads; a row's second crop waits for its first reading only.
+  await Promise.all(targets.map(async (line) => {
     const q = line.quad;
     const h = Math.max(1, dist(q[0], q[3]));
     const w = dist(q[0], q[1]);
@@ -131,7 +132,7 @@ export async function rereadBillRows(page: ReadPage, targets: readonly PipelineL
       line.text = merged;
       line.engine = 'tesseract';
     }
-  }
+  }));
 }
 
 /**
@@ -174,14 +175,17 @@ export function voteDigits(readings: readonly string[]): string {
  * (at least 8 digits) and the digits-only boxes chained with it on its row (the detector often splits
  * the row and loses the digits between the pieces) form one quadrilateral, recognised again with the
  * {@link BARCODE_VARIANTS} crops; the vote ({@link voteDigits}) of those readings and of the pieces
- * joined replaces the pieces in `page.lines`. Rows of fewer than 16 digits are left alone.
+ * joined replaces the pieces in `page.lines`. Rows of fewer than 16 digits are left alone. Which lines are
+ * replaced is decided before the first `await` (from the lines' text as read by PaddleOCR), so other
+ * re-reads may change other lines' text meanwhile.
+ * @returns the lines replaced (none when no bar-code row was found)
  */
-export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<void> {
+export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<PipelineLine[]> {
   const digitsOnly = (l: PipelineLine) => /^\d{3,}$/.test(l.text.replace(/\s+/g, ''));
   const cy = (l: PipelineLine) => l.box.y + l.box.h / 2;
   const pieces = page.lines.filter(digitsOnly);
   const seed = [...pieces].sort((a, b) => b.text.replace(/\s+/g, '').length - a.text.replace(/\s+/g, '').length)[0];
-  if (!seed || seed.text.replace(/\s+/g, '').length < 8) return;
+  if (!seed || seed.text.replace(/\s+/g, '').length < 8) return [];
   const h = seed.box.h;
   const onRow = pieces.filter((l) => Math.abs(cy(l) - cy(seed)) < 0.6 * h).sort((a, b) => a.box.x - b.box.x);
   // Chain left and right from the seed while the gap between neighbouring boxes is under 4 row heights.
@@ -191,7 +195,7 @@ export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<
   while (i1 < onRow.length - 1 && onRow[i1 + 1]!.box.x - (onRow[i1]!.box.x + onRow[i1]!.box.w) < 4 * h) i1++;
   const row = onRow.slice(i0, i1 + 1);
   const joined = row.map((l) => l.text.replace(/\s+/g, '')).join('');
-  if (joined.length < 16) return;
+  if (joined.length < 16) return [];
   const left = row[0]!;
   const right = row[row.length - 1]!;
   const q: Quad = [left.quad[0], right.quad[1], right.quad[2], left.quad[3]];
@@ -199,15 +203,14 @@ export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<
   const qw = Math.max(1, dist(q[0], q[1]));
   const ux = (q[1][0] - q[0][0]) / qw;
   const uy = (q[1][1] - q[0][1]) / qw;
-  const readings: string[] = [joined];
-  for (const [margin, outH] of BARCODE_VARIANTS) {
+  const crops = BARCODE_VARIANTS.map(([margin, outH]) => {
     const m = margin * qh;
     const mq: Quad = [[q[0][0] - ux * m, q[0][1] - uy * m], [q[1][0] + ux * m, q[1][1] + uy * m], [q[2][0] + ux * m, q[2][1] + uy * m], [q[3][0] - ux * m, q[3][1] - uy * m]];
     const outW = Math.max(16, Math.round((outH * (qw + 2 * m)) / qh));
-    const crop = warpQuad(page.intake.image, mq, outW, outH);
-    const [r] = await ocr.recognize(crop, [[[0, 0], [outW, 0], [outW, outH], [0, outH]]]);
-    readings.push((r?.text ?? '').replace(/\D/g, ''));
-  }
+    return warpQuad(page.intake.image, mq, outW, outH);
+  });
+  // One recogniser run per crop, shared with the helper thread (`PaddleOcr.recognizeImages`).
+  const readings: string[] = [joined, ...(await ocr.recognizeImages(crops)).map((r) => r.text.replace(/\D/g, ''))];
   const text = voteDigits(readings);
   const x = Math.min(...row.map((l) => l.box.x));
   const y = Math.min(...row.map((l) => l.box.y));
@@ -221,4 +224,5 @@ export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<
   const at = page.lines.indexOf(left);
   page.lines = page.lines.filter((l) => !row.includes(l));
   page.lines.splice(Math.min(at, page.lines.length), 0, merged);
+  return row;
 }

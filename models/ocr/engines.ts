@@ -17,16 +17,17 @@ export const MRZ_WHITELIST = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 
 /**
  * The worker's PaddleOCR instance (loaded on first use) with `OcrSettings.onnxThreads` ONNX Runtime
- * intra-op threads (default 1; see `settings.ts`).
+ * intra-op threads (default 1), `OcrSettings.detThreads` for the detector (default 1) and `OcrSettings.recThreads` threads recognising a page's crops (default 2: one
+ * helper thread; see `settings.ts`).
  */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(ocrSettings().onnxThreads);
+  paddle ??= PaddleOcr.load(ocrSettings().onnxThreads, ocrSettings().recThreads, ocrSettings().detThreads);
   return paddle;
 }
 
-/** The worker's Tesseract Spanish line reader (loaded on first use). */
+/** The worker's Tesseract Spanish line reader (loaded on first use) on `OcrSettings.tesseractWorkers` threads. */
 export function getTesseract(): Promise<TesseractLineReader> {
-  tess ??= TesseractLineReader.load('spa');
+  tess ??= TesseractLineReader.load('spa', undefined, ocrSettings().tesseractWorkers);
   return tess;
 }
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-matrix.ts';
 import { mrzClassMap } from './mrz-posteriors.ts';
+import { RecHelper } from './rec-helper.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
 /** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
@@ -59,25 +60,37 @@ export class PaddleOcr {
     private readonly det: InferenceSession,
     private readonly rec: InferenceSession,
     private readonly dict: string[],
+    /** Threads that recognise beside this one (`rec-helper.ts`); empty: every crop in this thread. */
+    private readonly helpers: RecHelper[] = [],
     /** Column map of the MRZ classes in this dictionary (`mrz-posteriors.ts`). */
     readonly mrzMap: number[][] = mrzClassMap(dict),
   ) {}
 
-  /** Loads the ONNX sessions (single intra-op thread: parallelism comes from the worker pool). */
-  static async load(threads = 1): Promise<PaddleOcr> {
+  /**
+   * Loads the ONNX sessions (`threads` intra-op threads for the recogniser, `detThreads` for the detector;
+   * default 1: parallelism comes from the worker pool and from the helpers). `recThreads` threads recognise one page's crops: this one plus
+   * `recThreads - 1` helper threads (`rec-helper.ts`) with their own recogniser session; a helper that
+   * fails to start is left out (the crops are then recognised here).
+   */
+  static async load(threads = 1, recThreads = 1, detThreads = threads): Promise<PaddleOcr> {
     const ort = await import('onnxruntime-node');
     const dir = modelDir();
-    const opts: InferenceSession.SessionOptions = {
-      intraOpNumThreads: threads,
+    const opts = (intraOpNumThreads: number): InferenceSession.SessionOptions => ({
+      intraOpNumThreads,
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',
-    };
-    const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts);
-    const rec = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), opts);
+      // Idle intra-op threads block instead of spinning: a spinning thread burns the core the other worker
+      // or the helper needs (measured: 2 spinning threads cost 70 % more CPU per page, blocking ones 5-50 %).
+      ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
+    });
+    const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));
+    const rec = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), opts(threads));
     const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
     if (dict[dict.length - 1] === '') dict.pop();
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
-    return new PaddleOcr(ort, det, rec, dict);
+    const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads)));
+    const helpers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    return new PaddleOcr(ort, det, rec, dict, helpers);
   }
 
   /** Detects text boxes then recognises each; lines sorted top-to-bottom, left-to-right. */
@@ -114,9 +127,14 @@ export class PaddleOcr {
     const std = [0.229, 0.224, 0.225];
     const input = new Float32Array(3 * w * h);
     const plane = w * h;
-    for (let i = 0; i < plane; i++) {
+    const src = resized.data;
+    const [m0, m1, m2] = mean as [number, number, number];
+    const [s0, s1, s2] = std as [number, number, number];
+    for (let i = 0, p = 0; i < plane; i++, p += 3) {
       // BGR order, as PaddleOCR reads with cv2 and normalises that array.
-      for (let c = 0; c < 3; c++) input[c * plane + i] = (resized.data[i * 3 + 2 - c]! / 255 - mean[c]!) / std[c]!;
+      input[i] = (src[p + 2]! / 255 - m0) / s0;
+      input[plane + i] = (src[p + 1]! / 255 - m1) / s1;
+      input[2 * plane + i] = (src[p]! / 255 - m2) / s2;
     }
     const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
     const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
@@ -144,13 +162,36 @@ export class PaddleOcr {
       const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
       return warpQuad(img, q, outW, 48);
     });
+    return this.recognizeCrops(crops, options.batch ?? RECOGNITION_BATCH);
+  }
+
+  /**
+   * Recognises each image whole (as {@link recognize} with the image's own rectangle as the quad: scaled to
+   * height 48, width by aspect, at most 1280 px), one crop per recogniser run; the images are shared between
+   * this thread and the helpers. Greedy CTC decoding over the full dictionary.
+   */
+  async recognizeImages(images: readonly RgbImage[]): Promise<{ text: string; confidence: number }[]> {
+    const crops = images.map((im) => warpQuad(im, [[0, 0], [im.width, 0], [im.width, im.height], [0, im.height]], Math.max(8, Math.min(1280, Math.round((48 * im.width) / Math.max(1, im.height)))), 48));
+    const mats = await this.recognizeCrops(crops, 1);
+    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+  }
+
+  /**
+   * The recogniser on crops of height 48 (`batch` per run, sorted by width and padded to the widest of the
+   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`).
+   */
+  private async recognizeCrops(crops: readonly RgbImage[], batch: number): Promise<CtcMatrix[]> {
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
     const results: CtcMatrix[] = new Array(crops.length);
-    const batch = options.batch ?? RECOGNITION_BATCH;
+    // Batches are fixed by the width order (as PaddleOCR forms them), so each crop's result is the same
+    // whichever thread runs its batch; the widest batches go first (the threads finish closer together).
+    const units: { idx: number[]; bw: number }[] = [];
     for (let s = 0; s < order.length; s += batch) {
       const idx = order.slice(s, s + batch);
-      const maxW = Math.max(...idx.map((i) => crops[i]!.width));
-      const bw = Math.max(48, Math.ceil(maxW / 8) * 8);
+      units.push({ idx, bw: Math.max(48, Math.ceil(Math.max(...idx.map((i) => crops[i]!.width)) / 8) * 8) });
+    }
+    units.reverse();
+    const tensorOf = ({ idx, bw }: { idx: number[]; bw: number }): Float32Array => {
       const input = new Float32Array(idx.length * 3 * 48 * bw); // 0 == mid grey after normalisation (Paddle pads with 0)
       idx.forEach((ci, b) => {
         const c = crops[ci]!;
@@ -165,17 +206,41 @@ export class PaddleOcr {
           }
         }
       });
-      const out = await this.rec.run({ x: new this.ort.Tensor('float32', input, [idx.length, 3, 48, bw]) });
-      const t = out[this.rec.outputNames[0]!] as OrtTensor;
-      const [, steps, classes] = t.dims as number[];
-      const data = t.data as Float32Array;
+      return input;
+    };
+    const keep = (idx: number[], data: Float32Array, dims: readonly number[]) => {
+      const [, steps, classes] = dims as number[];
       idx.forEach((ci, b) => {
         // Time steps past the crop's own width only saw padding.
         const own = Math.min(steps!, Math.ceil(crops[ci]!.width / 8));
         const start = b * steps! * classes!;
         results[ci] = { steps: own, classes: classes!, probs: data.subarray(start, start + own * classes!) };
       });
-    }
+    };
+    const runHere = async (u: { idx: number[]; bw: number }) => {
+      const out = await this.rec.run({ x: new this.ort.Tensor('float32', tensorOf(u), [u.idx.length, 3, 48, u.bw]) });
+      const t = out[this.rec.outputNames[0]!] as OrtTensor;
+      keep(u.idx, t.data as Float32Array, t.dims);
+    };
+    let next = 0;
+    const here = async () => {
+      while (next < units.length) await runHere(units[next++]!);
+    };
+    // Two requests in flight per helper: its next input is queued while this thread is busy in `run`
+    // (which blocks the event loop that would hand it more work).
+    const there = async (helper: RecHelper) => {
+      while (next < units.length && helper.usable) {
+        const u = units[next++]!;
+        try {
+          const out = await helper.run(tensorOf(u), [u.idx.length, 3, 48, u.bw]);
+          keep(u.idx, out.data, out.dims);
+        } catch {
+          await runHere(u); // the helper is gone: this thread takes its batch
+        }
+      }
+    };
+    const helpers = units.length > 1 ? this.helpers.filter((h) => h.usable) : [];
+    await Promise.all([here(), ...helpers.flatMap((h) => [there(h), there(h)])]);
     return results;
   }
 

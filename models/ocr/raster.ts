@@ -35,21 +35,85 @@ export function warpQuad(img: RgbImage, quad: Quad, outW: number, outH: number):
   const vx = (bl[0] - tl[0]) / outH;
   const vy = (bl[1] - tl[1]) / outH;
   const { data, width, height } = img;
+  const tlx = tl[0];
+  const tly = tl[1];
+  if (uy === 0 && vx === 0) return resizeAxisAligned(img, tlx, tly, ux, vy, outW, outH, out);
   let o = 0;
   for (let j = 0; j < outH; j++) {
     for (let i = 0; i < outW; i++) {
-      const sx = tl[0] + (i + 0.5) * ux + (j + 0.5) * vx - 0.5;
-      const sy = tl[1] + (i + 0.5) * uy + (j + 0.5) * vy - 0.5;
+      // The same arithmetic, in the same order, as the per-channel `px` reads below: a fast path only
+      // skips the bounds checks when all four neighbours are inside (results are bit-identical).
+      const sx = tlx + (i + 0.5) * ux + (j + 0.5) * vx - 0.5;
+      const sy = tly + (i + 0.5) * uy + (j + 0.5) * vy - 0.5;
       const x0 = Math.floor(sx);
       const y0 = Math.floor(sy);
       const fx = sx - x0;
       const fy = sy - y0;
-      for (let c = 0; c < 3; c++) {
-        const p00 = px(data, width, height, x0, y0, c);
-        const p10 = px(data, width, height, x0 + 1, y0, c);
-        const p01 = px(data, width, height, x0, y0 + 1, c);
-        const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
-        out[o++] = (p00 * (1 - fx) + p10 * fx) * (1 - fy) + (p01 * (1 - fx) + p11 * fx) * fy;
+      const gx = 1 - fx;
+      const gy = 1 - fy;
+      if (x0 >= 0 && y0 >= 0 && x0 + 1 < width && y0 + 1 < height) {
+        const a = (y0 * width + x0) * 3;
+        const b = a + width * 3;
+        for (let c = 0; c < 3; c++) {
+          out[o++] = (data[a + c]! * gx + data[a + 3 + c]! * fx) * gy + (data[b + c]! * gx + data[b + 3 + c]! * fx) * fy;
+        }
+      } else {
+        for (let c = 0; c < 3; c++) {
+          const p00 = px(data, width, height, x0, y0, c);
+          const p10 = px(data, width, height, x0 + 1, y0, c);
+          const p01 = px(data, width, height, x0, y0 + 1, c);
+          const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
+          out[o++] = (p00 * gx + p10 * fx) * gy + (p01 * gx + p11 * fx) * fy;
+        }
+      }
+    }
+  }
+  return { data: out, width: outW, height: outH };
+}
+
+/**
+ * {@link warpQuad} of an axis-aligned rectangle (a resize, e.g. the detector's input): the source column of
+ * an output column and the source row of an output row are computed once, with the same arithmetic as the
+ * general case (`+ (j + 0.5) * 0` included), so the output is bit-identical.
+ */
+function resizeAxisAligned(img: RgbImage, tlx: number, tly: number, ux: number, vy: number, outW: number, outH: number, out: Uint8Array): RgbImage {
+  const { data, width, height } = img;
+  const xs0 = new Int32Array(outW);
+  const fxs = new Float64Array(outW);
+  const inX = new Uint8Array(outW);
+  for (let i = 0; i < outW; i++) {
+    // sx = tl[0] + (i + 0.5) * ux + (j + 0.5) * vx - 0.5 with vx = 0 (adding +0 or -0 does not change a sum)
+    const sx = tlx + (i + 0.5) * ux + 0 - 0.5;
+    const x0 = Math.floor(sx);
+    xs0[i] = x0;
+    fxs[i] = sx - x0;
+    inX[i] = x0 >= 0 && x0 + 1 < width ? 1 : 0;
+  }
+  let o = 0;
+  for (let j = 0; j < outH; j++) {
+    const sy = tly + 0 + (j + 0.5) * vy - 0.5;
+    const y0 = Math.floor(sy);
+    const fy = sy - y0;
+    const gy = 1 - fy;
+    const rowIn = y0 >= 0 && y0 + 1 < height;
+    for (let i = 0; i < outW; i++) {
+      const x0 = xs0[i]!;
+      const fx = fxs[i]!;
+      const gx = 1 - fx;
+      if (rowIn && inX[i]) {
+        const a = (y0 * width + x0) * 3;
+        const b = a + width * 3;
+        out[o++] = (data[a]! * gx + data[a + 3]! * fx) * gy + (data[b]! * gx + data[b + 3]! * fx) * fy;
+        out[o++] = (data[a + 1]! * gx + data[a + 4]! * fx) * gy + (data[b + 1]! * gx + data[b + 4]! * fx) * fy;
+        out[o++] = (data[a + 2]! * gx + data[a + 5]! * fx) * gy + (data[b + 2]! * gx + data[b + 5]! * fx) * fy;
+      } else {
+        for (let c = 0; c < 3; c++) {
+          const p00 = px(data, width, height, x0, y0, c);
+          const p10 = px(data, width, height, x0 + 1, y0, c);
+          const p01 = px(data, width, height, x0, y0 + 1, c);
+          const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
+          out[o++] = (p00 * gx + p10 * fx) * gy + (p01 * gx + p11 * fx) * fy;
+        }
       }
     }
   }

@@ -25,14 +25,17 @@ describe('OCR settings', () => {
   });
 
   it('each OCR variable of the configuration reaches its setting', () => {
-    configure(loadConfig({ OCR_ONNX_THREADS: '2', OCR_DET_MAX_SIDE: '1280', OCR_SPANISH_REREAD: '0', OCR_MRZ_DECODER: 'greedy', OCR_MRZ_ROW_SCALES: '1, 1.3' }));
-    expect(ocrSettings()).toEqual({ onnxThreads: 2, detMaxSide: 1280, spanishReread: false, mrzDecoder: 'greedy', mrzRowScales: [1, 1.3], recBatch: 6 });
+    configure(loadConfig({ OCR_ONNX_THREADS: '2', OCR_DET_THREADS: '2', OCR_REC_THREADS: '1', OCR_TESSERACT_WORKERS: '3', OCR_DET_MAX_SIDE: '1280', OCR_MRZ_DET_MAX_SIDE: '800', OCR_SPANISH_REREAD: '0', OCR_MRZ_DECODER: 'greedy', OCR_MRZ_ROW_SCALES: '1, 1.3' }));
+    expect(ocrSettings()).toEqual({ onnxThreads: 2, detThreads: 2, recThreads: 1, tesseractWorkers: 3, detMaxSide: 1280, mrzDetMaxSide: 800, spanishReread: false, mrzDecoder: 'greedy', mrzRowScales: [1, 1.3], recBatch: DEFAULT_OCR_SETTINGS.recBatch });
   });
 
   it('rejects invalid values, in the configuration and in the settings', () => {
     expect(() => loadConfig({ OCR_MRZ_ROW_SCALES: '1,x' })).toThrow(/OCR_MRZ_ROW_SCALES/);
     expect(() => loadConfig({ OCR_MRZ_DECODER: 'beam' })).toThrow(/OCR_MRZ_DECODER/);
     expect(() => setOcrSettings({ onnxThreads: 0 })).toThrow(RangeError);
+    expect(() => setOcrSettings({ recThreads: 0 })).toThrow(RangeError);
+    expect(() => setOcrSettings({ tesseractWorkers: 1.5 })).toThrow(RangeError);
+    expect(() => loadConfig({ OCR_REC_THREADS: '0' })).toThrow(/OCR_REC_THREADS/);
     expect(() => setOcrSettings({ mrzRowScales: [] })).toThrow(RangeError);
     expect(ocrSettings()).toEqual(DEFAULT_OCR_SETTINGS);
   });

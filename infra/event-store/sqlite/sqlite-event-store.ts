@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import {
   WrongExpectedRevisionError,
   assertExpectedRevision,
@@ -61,7 +61,21 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
+  /**
+   * This connection's last appended events (`recentAppends`), gapless in global position from
+   * `recentStart`: no other connection's event lies between them (an append whose first position does
+   * not follow the last one starts the list anew), so a read of a range they cover needs no query and no
+   * JSON parsing.
+   */
+  private recent: RecordedEvent[] = [];
+  private recentStart = 0;
+  /** Events of the transaction under way; kept once it commits. */
+  private pendingRecent: RecordedEvent[] | null = null;
+  private readonly typeSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
   private watcher: FSWatcher | null = null;
+  /** Foreign commits are being watched for (the folder watch may be closed for a moment: {@link armWatch}). */
+  private watching = false;
   private dataVersion = 0;
   private foreignChecks = 0;
   private foreignTimer: NodeJS.Timeout | null = null;
@@ -70,12 +84,16 @@ export class SqliteEventStore implements EventStore {
    * @param file path of the SQLite file (created with its folder), or `:memory:`.
    * @param pollMs fallback poll interval of subscriptions (milliseconds).
    * @param options `watch: false` turns off the file watch (subscriptions then see other processes'
-   *   commits only at the poll), for tests of the poll path.
+   *   commits only at the poll), for tests of the poll path. `recentAppends: n` keeps this connection's
+   *   last n appended events in memory and answers `readAll` from them where they cover the range (see
+   *   {@link recent}); events read from there share their `data` and `metadata` objects with the appender
+   *   and with every other reader, so only a store whose appenders and readers never modify events may
+   *   use it (the usage-writer thread: it appends usage events and its projections read them back).
    */
   constructor(
     private readonly file: string,
     private readonly pollMs = 100,
-    private readonly options: { watch?: boolean } = {},
+    private readonly options: { watch?: boolean; recentAppends?: number } = {},
   ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
@@ -116,19 +134,18 @@ export class SqliteEventStore implements EventStore {
       let revision = current ?? -1;
       let position = 0;
       const now = new Date().toISOString();
+      const keep = (this.options.recentAppends ?? 0) > 0;
+      const appended: RecordedEvent[] = [];
       for (const event of events) {
         revision += 1;
-        const info = this.stmts.insert.run(
-          randomUUID(),
-          stream,
-          revision,
-          event.type,
-          JSON.stringify(event.data ?? null),
-          JSON.stringify(event.metadata ?? {}),
-          now,
-        );
+        const eventId = randomUUID();
+        const data = event.data ?? null;
+        const metadata = event.metadata ?? {};
+        const info = this.stmts.insert.run(eventId, stream, revision, event.type, JSON.stringify(data), JSON.stringify(metadata), now);
         position = Number(info.lastInsertRowid);
+        if (keep) appended.push({ eventId, type: event.type, data, metadata, streamName: stream, streamRevision: revision, globalPosition: position, recordedAt: now });
       }
+      if (keep) this.pendingRecent = appended;
       return { nextExpectedRevision: revision, lastGlobalPosition: position };
     });
     this.appendTx = (stream, events, expected) => tx.immediate(stream, events, expected);
@@ -138,8 +155,11 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append: no events');
     let result: AppendResult;
     try {
+      this.pendingRecent = null;
       result = this.appendTx(streamName, events, options?.expectedRevision ?? 'any');
+      if (this.pendingRecent) this.keepRecent(this.pendingRecent);
     } catch (error) {
+      this.pendingRecent = null;
       // Another process won the race for the same revision between our check and insert.
       if (error instanceof Error && 'code' in error && (error as { code: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new WrongExpectedRevisionError(streamName, options?.expectedRevision ?? 'any', null);
@@ -160,7 +180,44 @@ export class SqliteEventStore implements EventStore {
     return this.readAllSync(options?.fromPosition ?? 0, options?.maxCount ?? 1000, options?.types);
   }
 
+  /** Adds a committed append's events to {@link recent} (or starts it anew after a gap), keeping the newest. */
+  private keepRecent(appended: RecordedEvent[]): void {
+    if (appended.length === 0) return;
+    const limit = this.options.recentAppends ?? 0;
+    if (this.recent.length > 0 && appended[0]!.globalPosition === this.recentStart + this.recent.length) {
+      for (const e of appended) this.recent.push(e);
+    } else {
+      this.recent = appended;
+      this.recentStart = appended[0]!.globalPosition;
+    }
+    if (this.recent.length > 2 * limit) {
+      const drop = this.recent.length - limit;
+      this.recent = this.recent.slice(drop);
+      this.recentStart += drop;
+    }
+  }
+
   private readAllSync(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
+    const recentEnd = this.recentStart + this.recent.length - 1;
+    if (this.recent.length > 0 && from + 1 >= this.recentStart && from < recentEnd) {
+      // Positions (from, recentEnd] are all in `recent`; anything later comes from the file.
+      let wanted: ReadonlySet<string> | null = null;
+      if (types && types.length > 0) {
+        wanted = this.typeSets.get(types) ?? new Set(types);
+        this.typeSets.set(types, wanted);
+      }
+      const out: RecordedEvent[] = [];
+      for (let i = from + 1 - this.recentStart; i < this.recent.length && out.length < max; i++) {
+        const e = this.recent[i]!;
+        if (!wanted || wanted.has(e.type)) out.push(e);
+      }
+      if (out.length < max) for (const e of this.readStored(recentEnd, max - out.length, types)) out.push(e);
+      return out;
+    }
+    return this.readStored(from, max, types);
+  }
+
+  private readStored(from: number, max: number, types?: readonly string[]): RecordedEvent[] {
     if (!types || types.length === 0) return this.stmts.readAll.all(from, max).map(toRecorded);
     const sql = `SELECT * FROM events WHERE global_position > ? AND type IN (${types.map(() => '?').join(',')}) ORDER BY global_position LIMIT ?`;
     let st = this.typed.get(sql);
@@ -175,21 +232,35 @@ export class SqliteEventStore implements EventStore {
    * Watches the database's folder (from the first subscription on) so a commit by another process wakes
    * the subscriptions. The watch event may precede the visibility of the commit (the WAL frames are
    * written before the WAL index), so each change is re-checked after 0, 5 and 25 ms.
+   *
+   * The first event of the folder closes the watch until those checks are done, then it is opened again
+   * (and the version checked once more, for a commit made while it was closed): a burst of writes, such
+   * as the usage-writer thread's commits (every 50 ms, each many page writes to the log's and the read
+   * models' files), costs one callback per burst instead of one per written page (issue 18: that was
+   * 10-14 us of the HTTP thread's CPU per request under load).
    */
   private watchForeignCommits(): void {
-    if (this.watcher || this.file === ':memory:' || this.options.watch === false) return;
-    const base = basename(this.file);
+    if (this.watching || this.file === ':memory:' || this.options.watch === false) return;
+    this.watching = true;
     this.dataVersion = this.readDataVersion();
     this.foreignSeen = this.stmts.head.get()?.pos ?? 0;
+    this.armWatch();
+  }
+
+  private armWatch(): void {
     try {
-      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, name) => {
-        if (name !== null && !String(name).startsWith(base)) return;
+      const watcher = watch(dirname(this.file), { persistent: false }, () => {
+        if (this.watcher !== watcher) return;
+        this.watcher = null;
+        watcher.close();
         this.foreignChecks = 3;
         if (!this.foreignTimer) this.scheduleForeignCheck(0);
       });
-      this.watcher.on('error', () => this.unwatch());
+      watcher.on('error', () => this.unwatch());
+      this.watcher = watcher;
     } catch {
-      this.watcher = null; // no file watching here: the poll remains
+      this.watcher = null;
+      this.watching = false; // no file watching here: the poll remains
     }
   }
 
@@ -197,20 +268,28 @@ export class SqliteEventStore implements EventStore {
     this.foreignTimer = setTimeout(() => {
       this.foreignTimer = null;
       if (!this.db.open) return;
-      const v = this.readDataVersion();
-      if (v !== this.dataVersion) {
-        this.dataVersion = v;
-        // One query for the types committed since the last look, instead of one head read and one typed
-        // read per subscription: only the subscriptions that follow one of them are woken.
-        const from = this.foreignSeen;
-        const rows = this.stmts.typesSince.all(from);
-        this.foreignSeen = Math.max(from, ...rows.map((r) => r.pos));
-        if (rows.length) this.wake(new Set(rows.map((r) => r.type)));
-      }
+      this.checkForeignCommits();
       this.foreignChecks -= 1;
       if (this.foreignChecks > 0) this.scheduleForeignCheck(this.foreignChecks === 2 ? 5 : 20);
+      else if (this.watching && !this.watcher) {
+        this.armWatch();
+        this.checkForeignCommits();
+      }
     }, ms);
     this.foreignTimer.unref();
+  }
+
+  /** Wakes the subscriptions that follow a type committed by another connection since the last look. */
+  private checkForeignCommits(): void {
+    const v = this.readDataVersion();
+    if (v === this.dataVersion) return;
+    this.dataVersion = v;
+    // One query for the types committed since the last look, instead of one head read and one typed
+    // read per subscription: only the subscriptions that follow one of them are woken.
+    const from = this.foreignSeen;
+    const rows = this.stmts.typesSince.all(from);
+    this.foreignSeen = Math.max(from, ...rows.map((r) => r.pos));
+    if (rows.length) this.wake(new Set(rows.map((r) => r.type)));
   }
 
   /** Wakes the subscriptions that follow one of `types` (or every type). */
@@ -229,6 +308,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private unwatch(): void {
+    this.watching = false;
     this.watcher?.close();
     this.watcher = null;
     if (this.foreignTimer) clearTimeout(this.foreignTimer);

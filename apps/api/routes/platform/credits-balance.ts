@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { availableCredits, monthlyRemaining } from '../../../../domain/credits/credits.ts';
-import { PLANS, billingPeriod, nextResetUnix } from '../../../../domain/plans/plans.ts';
+import { availableCredits, monthlyRemaining, type CreditState } from '../../../../domain/credits/credits.ts';
+import { PLANS, billingPeriod, nextResetUnix, type PlanName } from '../../../../domain/plans/plans.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
 
@@ -25,6 +25,43 @@ export const CreditsBalanceResponse = z.object({
 });
 export type CreditsBalanceResponse = z.infer<typeof CreditsBalanceResponse>;
 
+/** Texts of a billing period (`YYYY-MM`), kept for the period last asked (they change once a month). */
+const periodTexts = { period: '', start: '', end: '', reset: '' };
+
+/** The balance answer of a tenant on `planName` with credit state `state` at `now` (epoch ms). */
+function balanceBody(planName: PlanName, state: CreditState, now: number): CreditsBalanceResponse {
+  const plan = PLANS[planName];
+  const available = availableCredits(state, plan.monthlyCredits, now);
+  const remaining = monthlyRemaining(state, plan.monthlyCredits, now);
+  const period = billingPeriod(now);
+  if (periodTexts.period !== period) {
+    const reset = nextResetUnix(now) * 1000;
+    periodTexts.period = period;
+    periodTexts.start = `${period}-01T00:00:00.000Z`;
+    periodTexts.end = new Date(reset - 1).toISOString();
+    periodTexts.reset = new Date(reset).toISOString();
+  }
+  let reserved = 0;
+  for (const r of state.open.values()) reserved += r.amount;
+  return {
+    success: true as const,
+    data: {
+      available_credits: available ?? ('unlimited' as const),
+      monthly_allowance: plan.monthlyCredits ?? ('unlimited' as const),
+      monthly_remaining: remaining ?? ('unlimited' as const),
+      monthly_used: state.period === period ? state.monthlyUsed : 0,
+      purchased_credits: Math.max(0, state.purchasedBalance),
+      reserved_credits: reserved,
+      total_purchased: state.totalPurchased,
+      total_used: state.totalUsed,
+      plan: plan.name,
+      billing_method: plan.billingMethod,
+      period: { start: periodTexts.start, end: periodTexts.end },
+      reset_date: periodTexts.reset,
+    },
+  };
+}
+
 /** `GET /v1/credits/balance`: the tenant's credit balance (spec: returns `available_credits`; the rest is ours). */
 export function registerCreditsBalance(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -32,34 +69,11 @@ export function registerCreditsBalance(app: ApiApp, ctx: Platform): void {
     url: '/v1/credits/balance',
     config: { auth: { permission: 'read' }, rateClass: 'light', errorShape: 'flat' },
     schema: { tags: ['credits'], summary: 'Credit balance', description: 'Free of charge. Errors use the flat shape.', response: { 200: CreditsBalanceResponse } },
-    handler: async (request) => {
-      const auth = request.auth!;
-      const plan = PLANS[auth.tenant.plan];
-      const now = ctx.clock.now();
-      const state = await ctx.credits.snapshot(auth.tenantId);
-      const available = availableCredits(state, plan.monthlyCredits, now);
-      const remaining = monthlyRemaining(state, plan.monthlyCredits, now);
-      const period = billingPeriod(now);
-      const reset = nextResetUnix(now) * 1000;
-      let reserved = 0;
-      for (const r of state.open.values()) reserved += r.amount;
-      return {
-        success: true as const,
-        data: {
-          available_credits: available ?? ('unlimited' as const),
-          monthly_allowance: plan.monthlyCredits ?? ('unlimited' as const),
-          monthly_remaining: remaining ?? ('unlimited' as const),
-          monthly_used: state.period === period ? state.monthlyUsed : 0,
-          purchased_credits: Math.max(0, state.purchasedBalance),
-          reserved_credits: reserved,
-          total_purchased: state.totalPurchased,
-          total_used: state.totalUsed,
-          plan: plan.name,
-          billing_method: plan.billingMethod,
-          period: { start: `${period}-01T00:00:00.000Z`, end: new Date(reset - 1).toISOString() },
-          reset_date: new Date(reset).toISOString(),
-        },
-      };
+    // Synchronous when the ledger follows the log (API processes): no promise on the most called route.
+    handler: (request) => {
+      const tenantId = request.auth!.tenantId;
+      if (ctx.credits.isFollowing) return balanceBody(request.auth!.tenant.plan, ctx.credits.snapshotNow(tenantId), ctx.clock.now());
+      return ctx.credits.snapshot(tenantId).then((state) => balanceBody(request.auth!.tenant.plan, state, ctx.clock.now()));
     },
   });
 }
