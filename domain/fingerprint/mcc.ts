@@ -11,11 +11,11 @@
  * `MCC` holds the paper's Table 2 values for 500 ppi: R = 70, NS = 16, ND = 6, σS = 28/3, σD = 2π/9,
  * μψ = 1/100, ω = 50, minVC = 0.75, minM = 2, minME = 0.6, δθ = π/2, nrel = 5, wR = 0.5,
  * μρ1 = 5, τρ1 = −8/5, μρ2 = μρ3 = π/12, τρ2 = τρ3 = −30, minNP = 4, maxNP = 12, μP = 20, τP = 2/5.
- * The defaults depart from it in three measured ways (`BUILD_DEFAULTS`, `MATCH_DEFAULTS`; FVC2002 figures
- * in docs/fingerprint.md, "How it works" and "Accuracy"): bifurcation directions are taken as reversible
- * (turned cylinders; a neighbouring bifurcation also contributes with weight 0.5 in the reverse sense),
- * pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3. `{selection: 'lss', reversible: false,
- * deltaTheta: π/2}` with `{reversedNeighbourWeight: 0}` is the paper's method.
+ * The defaults (`MATCH_DEFAULTS`; FVC2002 figures in docs/fingerprint.md, "How it works" and "Accuracy")
+ * depart from it in two measured ways: pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3.
+ * `{selection: 'lss', deltaTheta: π/2}` is the paper's method. Options for extractors whose bifurcation
+ * directions are unreliable modulo π, off by default: `MatchOptions.reversible` (turned cylinders) and
+ * `BuildOptions.reversedNeighbourWeight`.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
 
@@ -113,13 +113,13 @@ function nonZeroWords(bits: Uint32Array, n: number): Int32Array {
 export interface BuildOptions {
   /**
    * Weight of a neighbouring bifurcation's contribution in the reverse sense of its direction (θ + π;
-   * 0 = the paper's single sense), since our extractor reverses about a third of them between impressions
-   * (docs/fingerprint.md).
+   * 0 = the paper's single sense, the default), for extractors that reverse bifurcation directions between
+   * impressions (ours did, about a third of them, before 2026-11-25; docs/fingerprint.md).
    */
   reversedNeighbourWeight: number;
 }
 
-export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0.5 };
+export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0 };
 
 /** True for the minutia types whose direction is taken as reversible. */
 const reversibleType = (t: Minutia['type']) => t !== 'ending';
@@ -376,7 +376,7 @@ export interface MatchOptions {
   deltaTheta: number;
 }
 
-export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: true, deltaTheta: Math.PI / 3 };
+export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: false, deltaTheta: Math.PI / 3 };
 
 /** Valid cells two cylinders must share (MCC's minME × NS² × ND, counted on one layer). */
 const MIN_COMMON = Math.ceil(MCC.minME * MCC.NS * MCC.NS);
