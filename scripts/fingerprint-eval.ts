@@ -6,7 +6,9 @@
  * DB1-DB3 average; writes the scores to `docs/figures/fingerprint-eval.json` with `--write`.
  *
  * Resolution per database (FVC2002 report): DB1 500 ppi, DB2 569 ppi, DB3 500 ppi, DB4 about 500 ppi.
- * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B,DB3_B]
+ * `--iso`: the same comparisons on the ISO/IEC 19794-2 templates beside the images (another extractor's
+ * minutiae, docs/fingerprint.md), to tell the matcher's share of the error from the extractor's.
+ * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B,DB3_B] [--iso]
  */
 import { readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +20,7 @@ import { errorRates, rocPoints } from '../domain/fingerprint/metrics.ts';
 import { checkExtraction } from '../models/fingerprint/jobs.ts';
 import { MIN_CYLINDERS } from '../domain/fingerprint/use-cases.ts';
 import sharp from 'sharp';
+import { parseIsoTemplate } from '../domain/fingerprint/iso.ts';
 
 export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
 /** The shared data beside the checkout (`../shared`), or `FVC_ROOT` (a worktree elsewhere). */
@@ -30,6 +33,8 @@ async function main(): Promise<void> {
   }
   const args = process.argv.slice(2);
   const only = args.includes('--db') ? (args[args.indexOf('--db') + 1] ?? '').split(',') : undefined;
+  const iso = args.includes('--iso');
+  if (iso && args.includes('--write')) throw new Error('--write records our extractor\'s figures; run --iso without it');
   const rows = readFileSync(join(root, 'pairs.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
   const dbs = ['DB1_B', 'DB2_B', 'DB3_B', 'DB4_B'].filter((d) => !only || only.includes(d));
   const out: Record<string, unknown> = {};
@@ -43,6 +48,14 @@ async function main(): Promise<void> {
     for (let f = 101; f <= 110; f++) {
       for (let i = 1; i <= 8; i++) {
         const name = `${f}_${i}.tif`;
+        if (iso) {
+          const t = parseIsoTemplate(new Uint8Array(readFileSync(join(root, db, name.replace('.tif', '.iso'))))).template;
+          const c = buildCylinders(t);
+          counts.push(t.minutiae.length);
+          times.push(0);
+          cyl.set(`${db}/${name}`, c);
+          continue;
+        }
         const bytes = readFileSync(join(root, db, name));
         const img = await decodeFingerprint(new Uint8Array(bytes), FVC_PPI[db]);
         const t0 = performance.now();

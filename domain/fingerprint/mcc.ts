@@ -5,12 +5,17 @@
  * Bit-based variant (MCC16b): each minutia gets a cylinder of NS × NS × ND = 16 × 16 × 6 cells whose bit is
  * set when the cell's contribution sum exceeds μψ; cells outside the print's convex hull (enlarged by ω)
  * or outside the radius R are invalid. Local similarity of two cylinders is
- * 1 − ‖a ⊕ b‖ / (‖a‖ + ‖b‖) over the cells valid in both (popcount of 32-bit words); the global score
- * consolidates the local similarities by Local Similarity Sort with Relaxation (LSS-R, §5 of the paper).
+ * 1 − √‖a ⊕ b‖ / (√‖a‖ + √‖b‖) over the cells valid in both (popcount of 32-bit words); the global score
+ * consolidates the local similarities by relaxation of the best pairs (LSS-R or LSA-R, §5 of the paper).
  *
- * Every parameter is the paper's Table 2 value for 500 ppi: R = 70, NS = 16, ND = 6, σS = 28/3, σD = 2π/9,
+ * `MCC` holds the paper's Table 2 values for 500 ppi: R = 70, NS = 16, ND = 6, σS = 28/3, σD = 2π/9,
  * μψ = 1/100, ω = 50, minVC = 0.75, minM = 2, minME = 0.6, δθ = π/2, nrel = 5, wR = 0.5,
  * μρ1 = 5, τρ1 = −8/5, μρ2 = μρ3 = π/12, τρ2 = τρ3 = −30, minNP = 4, maxNP = 12, μP = 20, τP = 2/5.
+ * The defaults (`MATCH_DEFAULTS`; FVC2002 figures in docs/fingerprint.md, "How it works" and "Accuracy")
+ * depart from it in two measured ways: pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3.
+ * `{selection: 'lss', deltaTheta: π/2}` is the paper's method. Options for extractors whose bifurcation
+ * directions are unreliable modulo π, off by default: `MatchOptions.reversible` (turned cylinders) and
+ * `BuildOptions.reversedNeighbourWeight`.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
 
@@ -67,6 +72,15 @@ export interface CylinderSet {
   nz: Int32Array;
   /** Per cylinder, bit w set when mask word w does not cover the circle's cells of that word. */
   part: Uint8Array;
+  /** LW words per cylinder: the union of its ND layers (cells with a bit set in any layer). */
+  any: Uint32Array;
+}
+
+/** Layer unions (see CylinderSet.any) of n cylinders. */
+function layerUnion(bits: Uint32Array, n: number): Uint32Array {
+  const any = new Uint32Array(n * LW);
+  for (let c = 0; c < n; c++) for (let k = 0; k < CW; k++) any[c * LW + (k % LW)] = any[c * LW + (k % LW)]! | bits[c * CW + k]!;
+  return any;
 }
 
 /** Partial-mask bitmaps (see CylinderSet.part) of n cylinders. */
@@ -99,13 +113,13 @@ function nonZeroWords(bits: Uint32Array, n: number): Int32Array {
 export interface BuildOptions {
   /**
    * Weight of a neighbouring bifurcation's contribution in the reverse sense of its direction (θ + π;
-   * 0 = the paper's single sense), since our extractor reverses about a third of them between impressions
-   * (docs/fingerprint.md).
+   * 0 = the paper's single sense, the default), for extractors that reverse bifurcation directions between
+   * impressions (ours did, about a third of them, before 2026-11-25; docs/fingerprint.md).
    */
   reversedNeighbourWeight: number;
 }
 
-export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0.5 };
+export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0 };
 
 /** True for the minutia types whose direction is taken as reversible. */
 const reversibleType = (t: Minutia['type']) => t !== 'ending';
@@ -271,7 +285,7 @@ export function withGeometry(n: number, xs: ArrayLike<number>, ys: ArrayLike<num
     }
   }
   const flip = flips ? Uint8Array.from(flips) : new Uint8Array(n);
-  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n) };
+  return { n, x: Float32Array.from(xs), y: Float32Array.from(ys), angle: Float32Array.from(angles), bits, mask, flip, cells, pop, nz: nonZeroWords(bits, n), part: partialWords(mask, n), any: layerUnion(bits, n) };
 }
 
 /** Bit count of a 32-bit word (SWAR; V8 has no popcount intrinsic). */
@@ -310,13 +324,13 @@ function sigmoid(v: number, mu: number, tau: number): number {
  * becomes bit 255−c (words in reverse order, bits reversed), and a neighbour's relative direction turns
  * by π, i.e. layer k becomes layer (k + ND/2) mod ND. Exact, no rebuild. Cached per set.
  */
-interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; cells: Uint16Array; pop: Uint16Array }
+interface View { bits: Uint32Array; mask: Uint32Array; nz: Int32Array; part: Uint8Array; any: Uint32Array; cells: Uint16Array; pop: Uint16Array }
 const straightCache = new WeakMap<CylinderSet, View>();
 /** The set's arrays in the same object shape as a turned copy (keeps the similarity code monomorphic). */
 function straight(S: CylinderSet): View {
   let v = straightCache.get(S);
   if (!v) {
-    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, cells: S.cells, pop: S.pop };
+    v = { bits: S.bits, mask: S.mask, nz: S.nz, part: S.part, any: S.any, cells: S.cells, pop: S.pop };
     straightCache.set(S, v);
   }
   return v;
@@ -336,7 +350,7 @@ function flipped(S: CylinderSet): View {
       for (let w = 0; w < LW; w++) bits[c * CW + k * LW + w] = rev32(S.bits[src + LW - 1 - w]!);
     }
   }
-  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), cells: S.cells, pop: S.pop };
+  f = { bits, mask, nz: nonZeroWords(bits, S.n), part: partialWords(mask, S.n), any: layerUnion(bits, S.n), cells: S.cells, pop: S.pop };
   flippedCache.set(S, f);
   return f;
 }
@@ -362,7 +376,7 @@ export interface MatchOptions {
   deltaTheta: number;
 }
 
-export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: true, deltaTheta: Math.PI / 3 };
+export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: false, deltaTheta: Math.PI / 3 };
 
 /** Valid cells two cylinders must share (MCC's minME × NS² × ND, counted on one layer). */
 const MIN_COMMON = Math.ceil(MCC.minME * MCC.NS * MCC.NS);
@@ -415,6 +429,7 @@ function localSimilarity(T: View, ai: number, B: View, bj: number): number {
     pw &= pw - 1;
     const outB = CIRCLE[w]! & ~bm[bjm + w]!;
     common -= popcnt(am[aim + w]! & outB);
+    if ((T.any[aim + w]! & outB) === 0) continue; // none of A's bits in this word's cells B lacks
     for (let k = w; k < CW; k += LW) { const x = ab[ao + k]! & outB; if (x !== 0) pa -= popcnt(x); }
   }
   if (common < MIN_COMMON) return -1;
@@ -423,6 +438,7 @@ function localSimilarity(T: View, ai: number, B: View, bj: number): number {
     const w = 31 - Math.clz32(pw & -pw);
     pw &= pw - 1;
     const outA = CIRCLE[w]! & ~am[aim + w]!;
+    if ((B.any[bjm + w]! & outA) === 0) continue;
     for (let k = w; k < CW; k += LW) { const y = bb[bo + k]! & outA; if (y !== 0) pb -= popcnt(y); }
   }
   if (common < MIN_COMMON || pa + pb === 0) return -1;

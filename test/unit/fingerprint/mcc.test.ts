@@ -41,10 +41,11 @@ describe('MCC matcher', () => {
     expect(other).toBeLessThan(0.25 * self);
   });
 
-  it('keeps matching when bifurcation directions are reversed (turned cylinders), unlike the paper\'s settings', () => {
+  it('with `reversible`, keeps matching when bifurcation directions are reversed (turned cylinders), unlike the paper\'s settings', () => {
     const reversed = A.map((m) => (m.type === 'bifurcation' ? { ...m, angle: (m.angle + Math.PI) % (2 * Math.PI) } : m));
-    const ours = matchCylinders(buildCylinders({ minutiae: A }), buildCylinders({ minutiae: reversed }));
-    const self = matchCylinders(buildCylinders({ minutiae: A }), buildCylinders({ minutiae: A }));
+    const rev = { ...MATCH_DEFAULTS, reversible: true }, half = { reversedNeighbourWeight: 0.5 };
+    const ours = matchCylinders(buildCylinders({ minutiae: A }, half), buildCylinders({ minutiae: reversed }, half), rev);
+    const self = matchCylinders(buildCylinders({ minutiae: A }, half), buildCylinders({ minutiae: A }, half), rev);
     const plain = { reversedNeighbourWeight: 0 };
     const paperScore = matchCylinders(buildCylinders({ minutiae: A }, plain), buildCylinders({ minutiae: reversed }, plain), paper);
     const paperSelf = matchCylinders(buildCylinders({ minutiae: A }, plain), buildCylinders({ minutiae: A }, plain), paper);
@@ -55,7 +56,7 @@ describe('MCC matcher', () => {
 
   it('gives the same score before and after comparing much larger templates (scratch buffers)', () => {
     const a = buildCylinders({ minutiae: A }), b = buildCylinders({ minutiae: rigid(A, -0.3, 10, 10) });
-    for (const opts of [MATCH_DEFAULTS, paper]) {
+    for (const opts of [MATCH_DEFAULTS, paper, { ...MATCH_DEFAULTS, reversible: true }]) {
       const before = matchCylinders(a, b, opts);
       const big1 = buildCylinders({ minutiae: synthetic(180, 3, 700) }), big2 = buildCylinders({ minutiae: synthetic(180, 4, 700) });
       expect(matchCylinders(big1, big2, opts)).toBeGreaterThanOrEqual(0);
