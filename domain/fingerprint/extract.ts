@@ -8,7 +8,8 @@
  *    coherence (|Σ doubled-angle vector| / Σ gradient energy) is the local quality.
  * 2. Segmentation: block gradient energy against a fraction of the print's 95th percentile, cleaned by
  *    morphology on the block grid (largest component, holes filled).
- * 3. Ridge period: x-signature of Hong, Wan and Jain (IEEE TPAMI 20(8) 1998) on 32×16 oriented windows.
+ * 3. Grey levels normalised per block (NORM_R); ridge period: x-signature of Hong, Wan and Jain (IEEE TPAMI
+ *    20(8) 1998) on 32×16 oriented windows.
  * 4. Contextual enhancement: an oriented Gabor filter (Hong et al. 1998) applied separably as a Gaussian
  *    along the ridge (σ = 4 px, Hong's σ) and an even-symmetric Gabor profile across it
  *    (σ = 0.3 × period, frequency 1/period), each sampled with 16 quantised orientations.
