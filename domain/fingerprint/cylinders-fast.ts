@@ -8,42 +8,14 @@
  * - skips, by squared distance with a margin, the neighbours farther than 3σS from a cell before the
  *   exact `Math.hypot` (most of them: only those within 28 px of the cell contribute);
  * - reuses its buffers and packs the result into one ArrayBuffer per template.
- * Used to build large galleries (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
+ * Used wherever many templates are built at once: a tenant's gallery (gallery.ts) and the benchmark's
+ * synthetic gallery (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
  * 4× less CPU than `buildCylinders` per FVC2002 template (see docs/fingerprint.md, Benchmarks).
  */
-import { BUILD_DEFAULTS, CW, MCC, withGeometry, type CylinderSet } from './mcc.ts';
+import { BUILD_DEFAULTS, convexHull, CW, erf, MCC, withGeometry, type CylinderSet } from './mcc.ts';
 import { angleDiff, type FingerprintTemplate } from './template.ts';
 
 const LW = CW / MCC.ND;
-
-function erf(x: number): number {
-  // Abramowitz and Stegun 7.1.26, exactly as mcc.ts.
-  const s = x < 0 ? -1 : 1;
-  const ax = Math.abs(x);
-  const t = 1 / (1 + 0.3275911 * ax);
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-ax * ax);
-  return s * y;
-}
-
-function convexHull(pts: Array<[number, number]>): Array<[number, number]> {
-  const p = [...pts].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (p.length < 3) return p;
-  const cross = (o: [number, number], a: [number, number], b: [number, number]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  const lower: Array<[number, number]> = [];
-  for (const q of p) {
-    while (lower.length >= 2 && cross(lower[lower.length - 2]!, lower[lower.length - 1]!, q) <= 0) lower.pop();
-    lower.push(q);
-  }
-  const upper: Array<[number, number]> = [];
-  for (let i = p.length - 1; i >= 0; i--) {
-    const q = p[i]!;
-    while (upper.length >= 2 && cross(upper[upper.length - 2]!, upper[upper.length - 1]!, q) <= 0) upper.pop();
-    upper.push(q);
-  }
-  upper.pop();
-  lower.pop();
-  return lower.concat(upper);
-}
 
 /** Cell offsets (u, v) in the cylinder frame of the cells inside radius R, and their cell numbers. */
 const CELLS = (() => {

@@ -124,7 +124,8 @@ export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight:
 /** True for the minutia types whose direction is taken as reversible. */
 const reversibleType = (t: Minutia['type']) => t !== 'ending';
 
-function erf(x: number): number {
+/** Error function, Abramowitz and Stegun 7.1.26 (max error 1.5e-7). */
+export function erf(x: number): number {
   // Abramowitz and Stegun 7.1.26 (max error 1.5e-7).
   const s = x < 0 ? -1 : 1;
   const ax = Math.abs(x);
@@ -134,7 +135,7 @@ function erf(x: number): number {
 }
 
 /** Convex hull (Andrew's monotone chain), counter-clockwise in (x, y) as given. */
-function convexHull(pts: Array<[number, number]>): Array<[number, number]> {
+export function convexHull(pts: Array<[number, number]>): Array<[number, number]> {
   const p = [...pts].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   if (p.length < 3) return p;
   const cross = (o: [number, number], a: [number, number], b: [number, number]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);

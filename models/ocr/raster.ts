@@ -58,13 +58,7 @@ export function warpQuad(img: RgbImage, quad: Quad, outW: number, outH: number):
           out[o++] = (data[a + c]! * gx + data[a + 3 + c]! * fx) * gy + (data[b + c]! * gx + data[b + 3 + c]! * fx) * fy;
         }
       } else {
-        for (let c = 0; c < 3; c++) {
-          const p00 = px(data, width, height, x0, y0, c);
-          const p10 = px(data, width, height, x0 + 1, y0, c);
-          const p01 = px(data, width, height, x0, y0 + 1, c);
-          const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
-          out[o++] = (p00 * gx + p10 * fx) * gy + (p01 * gx + p11 * fx) * fy;
-        }
+        for (let c = 0; c < 3; c++) out[o++] = borderTap(data, width, height, x0, y0, fx, fy, c);
       }
     }
   }
@@ -107,17 +101,20 @@ function resizeAxisAligned(img: RgbImage, tlx: number, tly: number, ux: number, 
         out[o++] = (data[a + 1]! * gx + data[a + 4]! * fx) * gy + (data[b + 1]! * gx + data[b + 4]! * fx) * fy;
         out[o++] = (data[a + 2]! * gx + data[a + 5]! * fx) * gy + (data[b + 2]! * gx + data[b + 5]! * fx) * fy;
       } else {
-        for (let c = 0; c < 3; c++) {
-          const p00 = px(data, width, height, x0, y0, c);
-          const p10 = px(data, width, height, x0 + 1, y0, c);
-          const p01 = px(data, width, height, x0, y0 + 1, c);
-          const p11 = px(data, width, height, x0 + 1, y0 + 1, c);
-          out[o++] = (p00 * gx + p10 * fx) * gy + (p01 * gx + p11 * fx) * fy;
-        }
+        for (let c = 0; c < 3; c++) out[o++] = borderTap(data, width, height, x0, y0, fx, fy, c);
       }
     }
   }
   return { data: out, width: outW, height: outH };
+}
+
+/**
+ * Bilinear sample of channel `c` at (x0 + fx, y0 + fy) with out-of-image taps clamped to the border (the
+ * slow path of {@link warpQuad} and its axis-aligned resize, near the image's edge).
+ */
+function borderTap(data: Uint8Array, w: number, h: number, x0: number, y0: number, fx: number, fy: number, c: number): number {
+  const gx = 1 - fx, gy = 1 - fy;
+  return (px(data, w, h, x0, y0, c) * gx + px(data, w, h, x0 + 1, y0, c) * fx) * gy + (px(data, w, h, x0, y0 + 1, c) * gx + px(data, w, h, x0 + 1, y0 + 1, c) * fx) * fy;
 }
 
 function px(data: Uint8Array, w: number, h: number, x: number, y: number, c: number): number {
