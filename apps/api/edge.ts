@@ -233,7 +233,11 @@ function finishHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyRep
   if (request.edge) request.edge.responseSize = payloadSize(payload, reply);
 }
 
-/** The peer address of a connection, kept on its socket (`request.ip` asks the socket on every call). */
+/**
+ * The peer address of a connection, kept on its socket (`request.ip` asks the socket on every call). Valid
+ * because the app runs with `trustProxy: false` (app.ts): behind a trusted proxy one socket carries many
+ * clients, and this cache would have to go.
+ */
 const PEER_IP = Symbol('sello.peerIp');
 function clientIp(request: FastifyRequest): string {
   const socket = request.raw.socket as (typeof request.raw.socket & { [PEER_IP]?: string }) | undefined;
