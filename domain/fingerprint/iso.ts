@@ -35,16 +35,20 @@ export function isIsoTemplate(b: Uint8Array): boolean {
 }
 
 /**
- * Parses the first finger view of a record. @throws FingerprintError `invalid_template` on a wrong magic or
- * version, a record length that is not the byte count, a truncated view or extended data block,
+ * Parses the first finger view of a record. Zero bytes after the declared record length are padding and
+ * ignored (SourceAFIS's sample templates are 263-269 byte records padded with zeros to 384 bytes).
+ * @throws FingerprintError `invalid_template` on a wrong magic or version, a record length above the byte
+ * count (truncated) or followed by non-zero bytes, a truncated view or extended data block,
  * coordinates outside the image, or a zero resolution.
  */
-export function parseIsoTemplate(b: Uint8Array): IsoRecord {
+export function parseIsoTemplate(file: Uint8Array): IsoRecord {
+  let b = file;
   if (b.length < 24) throw bad('shorter than the 24-byte header', { bytes: b.length });
   if (!isIsoTemplate(b)) throw bad('missing the "FMR" format identifier');
   if (!(b[4] === 0x20 && b[5] === 0x32 && b[6] === 0x30 && b[7] === 0)) throw bad('unsupported version (expected " 20")');
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const length = dv.getUint32(8);
+  if (length >= 24 && length < b.length && b.subarray(length).every((x) => x === 0)) b = b.subarray(0, length);
   if (length !== b.length) throw bad(`record length field says ${length} bytes, the file has ${b.length}`, { declared_length: length, bytes: b.length });
   const width = dv.getUint16(14), height = dv.getUint16(16);
   const xres = dv.getUint16(18), yres = dv.getUint16(20);
