@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRng } from '../test/generators/rng.ts';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
 import { buildCylindersFast } from '../domain/fingerprint/cylinders-fast.ts';
@@ -80,16 +81,9 @@ export async function loadSources(opts: { fresh?: boolean } = {}): Promise<Sourc
   return { templates, names: list.map((x) => x.name), extractionCpuMs };
 }
 
-/** mulberry32 seeded by (seed, slot). */
+/** mulberry32 (test/generators/rng.ts) seeded by (seed, slot). */
 function rng(seed: number, slot: number): () => number {
-  let a = (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(slot + 1, 0xc2b2ae35)) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return createRng((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(slot + 1, 0xc2b2ae35)) >>> 0).next;
 }
 
 /** Rotation by `a` (radians, counter-clockwise as seen, y down) about the origin, then translation. */

@@ -16,6 +16,7 @@ import { GalleryCache } from '../../../domain/fingerprint/gallery.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from '../../../domain/fingerprint/deps.ts';
 import { parseIsoTemplate } from '../../../domain/fingerprint/iso.ts';
 import { encodeMinutiae, type Minutia } from '../../../domain/fingerprint/template.ts';
+import { createRng } from '../../generators/rng.ts';
 import { SqliteReadModelStore } from '../../../infra/read-models/sqlite/sqlite-read-models.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -23,15 +24,8 @@ const fvc = path.resolve(repoRoot, '../shared/data/fingerprint/fvc2002');
 const haveData = existsSync(fvc);
 if (!haveData) console.warn(`index FVC test skipped: ${fvc} is absent`);
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (test/generators/rng.ts): the same vectors on every run. */
+const rng = (seed: number): (() => number) => createRng(seed).next;
 
 function randomMinutiae(r: () => number, n = 40): Minutia[] {
   return Array.from({ length: n }, () => ({ x: 40 + r() * 240, y: 40 + r() * 320, angle: r() * 2 * Math.PI, type: 'ending' as const, quality: 60 }));
