@@ -287,13 +287,14 @@ export function createSigningService(deps: SigningDeps) {
       const finalPdf = Buffer.from(sealed.pdf);
       const withAudit = Buffer.from(sealed.withAudit);
       const certificate = Buffer.from(sealed.certificate);
-      for (const bytes of [finalPdf, withAudit, certificate]) await blobs.put(finalKey(s, sha256(bytes)), bytes, { contentType: 'application/pdf' });
+      const [finalSha256, auditSha256, certificateSha256] = [finalPdf, withAudit, certificate].map(sha256) as [string, string, string];
+      for (const [bytes, hash] of [[finalPdf, finalSha256], [withAudit, auditSha256], [certificate, certificateSha256]] as const) await blobs.put(finalKey(s, hash), bytes, { contentType: 'application/pdf' });
       const { state } = await execute(
         documentId,
         (st) =>
           decideFinalize(
             st,
-            { finalSha256: sha256(finalPdf), auditSha256: sha256(withAudit), certificateSha256: sha256(certificate), chainHead: s.last_hash, timestamped: sealed.timestamped, user },
+            { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user },
             clock.now(),
           ),
         {},

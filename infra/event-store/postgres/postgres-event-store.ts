@@ -11,7 +11,7 @@ import {
   type Subscription,
 } from '../../ports/event-store.ts';
 import { pollingSubscription } from '../../shared/poller.ts';
-import { runLockedDdl } from '../../postgres/locked-ddl.ts';
+import { runLockedDdl, SCHEMA_NAME } from '../../postgres/locked-ddl.ts';
 
 interface Row {
   global_position: string;
@@ -41,9 +41,6 @@ const WRONG_REVISION = 'SE001';
 const APPEND_LOCK_CLASS = 0x5e110;
 /** Advisory-lock key serialising migrations of one schema across processes. */
 const MIGRATE_LOCK_CLASS = 0x5e111;
-
-/** A PostgreSQL identifier the schema option accepts (checked before it is interpolated into DDL). */
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
 
 /**
  * The DDL of one event-store schema: the `es_events` table and the `es_append` function. Idempotent

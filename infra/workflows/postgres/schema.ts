@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import { runLockedDdl } from '../../postgres/locked-ddl.ts';
+import { runLockedDdl, SCHEMA_NAME } from '../../postgres/locked-ddl.ts';
 
-/** A PostgreSQL identifier the schema option accepts (checked before it is interpolated into DDL). */
-export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
+export { SCHEMA_NAME };
 /** Advisory-lock class serialising workflow DDL of one schema across processes. */
 const MIGRATE_LOCK_CLASS = 0x5e120;
 /** Advisory-lock class serialising activity claims of one schema (so per-key limits hold across processes). */
