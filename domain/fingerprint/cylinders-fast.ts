@@ -12,7 +12,7 @@
  * synthetic gallery (bench/fingerprint-gallery.ts, 100,000 templates); it measured about
  * 4× less CPU than `buildCylinders` per FVC2002 template (see docs/fingerprint.md, Benchmarks).
  */
-import { BUILD_DEFAULTS, convexHull, CW, erf, MCC, withGeometry, type CylinderSet } from './mcc.ts';
+import { BUILD_DEFAULTS, convexHull, CW, erf, MCC, reversibleType, withGeometry, type CylinderSet } from './mcc.ts';
 import { angleDiff, type FingerprintTemplate } from './template.ts';
 
 const LW = CW / MCC.ND;
@@ -100,7 +100,7 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
     for (let q = 0; q < nn; q++) {
       const dth = angleDiff(m.angle, ms[nbr[q]!]!.angle);
       // A neighbour whose direction is known only up to π also contributes at dth + π (mcc.ts BUILD_DEFAULTS).
-      const rw = ms[nbr[q]!]!.type === 'ending' ? 0 : BUILD_DEFAULTS.reversedNeighbourWeight;
+      const rw = reversibleType(ms[nbr[q]!]!.type) ? BUILD_DEFAULTS.reversedNeighbourWeight : 0;
       for (let k = 0; k < ND; k++) {
         const phik = -Math.PI + (k + 0.5) * dd;
         const alpha = angleDiff(phik, dth);
@@ -158,5 +158,5 @@ export function buildCylindersFast(t: Pick<FingerprintTemplate, 'minutiae'>): Cy
   bits.set(bitsAll.subarray(0, n * CW));
   mask.set(maskAll.subarray(0, n * LW));
   const kept = keep.map((a) => ms[a]!);
-  return withGeometry(n, kept.map((m) => m.x), kept.map((m) => m.y), kept.map((m) => m.angle), bits, mask, kept.map((m) => (m.type === 'ending' ? 0 : 1)));
+  return withGeometry(n, kept.map((m) => m.x), kept.map((m) => m.y), kept.map((m) => m.angle), bits, mask, kept.map((m) => (reversibleType(m.type) ? 1 : 0)));
 }

@@ -61,7 +61,6 @@ export const INDEX: IndexParams = {
 };
 
 const NBITS = CW * 32;
-const LW = CW / MCC.ND;
 /** Cells of the 16 × 16 grid whose centre is within R (MCC §3). */
 const CELLS_IN_R = (() => {
   let n = 0;
@@ -105,22 +104,8 @@ const mins = new Uint16Array(H);
 
 /** True when cylinder `c` of a set is indexed under `p` (enough set bits and valid cells). */
 export function indexable(set: CylinderSet, c: number, p: IndexParams = INDEX): boolean {
-  const base = c * CW;
-  let count = 0;
-  for (let w = 0; w < CW; w++) {
-    let v = set.bits[base + w]!;
-    while (v) { v &= v - 1; count++; }
-  }
-  if (count < p.minBits) return false;
-  if (p.minValid > 0) {
-    let valid = 0;
-    for (let w = 0; w < LW; w++) {
-      let v = set.mask[c * LW + w]!;
-      while (v) { v &= v - 1; valid++; }
-    }
-    if (valid < p.minValid * CELLS_IN_R) return false;
-  }
-  return true;
+  // `pop` and `cells` are the set bits and the valid cells of one layer, counted once by mcc.ts's withGeometry.
+  return set.pop[c]! >= p.minBits && (p.minValid <= 0 || set.cells[c]! >= p.minValid * CELLS_IN_R);
 }
 
 /**

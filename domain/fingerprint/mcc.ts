@@ -122,7 +122,7 @@ export interface BuildOptions {
 export const BUILD_DEFAULTS: Readonly<BuildOptions> = { reversedNeighbourWeight: 0 };
 
 /** True for the minutia types whose direction is taken as reversible. */
-const reversibleType = (t: Minutia['type']) => t !== 'ending';
+export const reversibleType = (t: Minutia['type']) => t !== 'ending';
 
 /** Error function, Abramowitz and Stegun 7.1.26 (max error 1.5e-7). */
 export function erf(x: number): number {

@@ -11,7 +11,8 @@ import {
   fingerprintVerificationStream, templateStream, tenantFingerprintStream,
   type FingerprintTemplateDeleted, type FingerprintTemplateEnrolled, type FingerprintTemplatesPurged, type FingerprintVerified,
 } from './events.ts';
-import { buildCylinders, matchCylinders } from './mcc.ts';
+import { matchCylinders } from './mcc.ts';
+import { buildCylindersFast } from './cylinders-fast.ts';
 import { candidateCount } from './index-lsh.ts';
 import { calibratedScore, DEFAULT_THRESHOLD } from './score.ts';
 import { decodeMinutiae, encodeMinutiae, TEMPLATE_VERSION, type FingerprintTemplate } from './template.ts';
@@ -59,7 +60,7 @@ export function checkThreshold(t: number | undefined): number {
 
 /** Refuses a template with too few usable minutiae. @throws FingerprintError `insufficient_quality`. */
 export function checkUsable(t: FingerprintTemplate): void {
-  const n = buildCylinders(t).n;
+  const n = buildCylindersFast(t).n;
   if (n < MIN_CYLINDERS) throw new FingerprintError('insufficient_quality', `Only ${t.minutiae.length} minutiae (${n} usable) were found; at least ${MIN_CYLINDERS} usable minutiae are required`, { minutiae_count: t.minutiae.length, usable: n, min_usable: MIN_CYLINDERS });
 }
 
@@ -120,7 +121,7 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
   const threshold = checkThreshold(input.threshold);
   const limit = input.limit ?? LIMITS.defaultSearchLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.maxSearchLimit) throw new FingerprintError('invalid_request', `limit must be an integer from 1 to ${LIMITS.maxSearchLimit}`, { field: 'limit' });
-  const probe = buildCylinders(input.template);
+  const probe = buildCylindersFast(input.template);
   const g = await deps.gallery.sync(input.tenantId);
   const ids = g.entries.size < EXHAUSTIVE_BELOW ? [...g.entries.keys()] : g.index.candidates(probe, candidateCount(g.entries.size));
   const scored: Array<{ id: string; score: number }> = [];
@@ -150,7 +151,7 @@ export async function verifyFingerprint(deps: FingerprintDeps, input: { tenantId
   validateSubjectId(input.subjectId, 'subjectId');
   const threshold = checkThreshold(input.threshold);
   const g = await deps.gallery.sync(input.tenantId);
-  const probe = buildCylinders(input.template);
+  const probe = buildCylindersFast(input.template);
   let best: { id: string; score: number; finger: number } | null = null;
   for (const e of g.entries.values()) {
     if (e.subjectId !== input.subjectId) continue;
