@@ -22,8 +22,8 @@ import sharp from 'sharp';
 import { alignFace, cropRgb, type Point } from './align.ts';
 import type { RgbImage } from './image.ts';
 import { faceWork } from './work-counters.ts';
-import { loadFaceres, type FaceresSession } from './faceres-onnx.ts';
-import { createRecognitionSession, type RecognitionSession } from './recognition-onnx.ts';
+import { FACERES_SIZE, loadFaceres, type FaceresSession } from './faceres-onnx.ts';
+import { createRecognitionSession, RECOGNITION_SIZE, type RecognitionSession } from './recognition-onnx.ts';
 import { useOnnxTinyDetector } from './tiny-detector-onnx.ts';
 import { useOnnxLandmarkNet } from './landmark-onnx.ts';
 import { faceApiModelDir, fileHandler, humanModelDir, humanModelsDir, loadFaceApi, loadTf, type Tf } from './tf.ts';
@@ -134,8 +134,8 @@ async function warmUp(m: Loaded): Promise<void> {
     await faceapi.nets.tinyFaceDetector.locateFaces(photo, new faceapi.TinyFaceDetectorOptions({ inputSize: 416, scoreThreshold: 0.5 }));
     await faceapi.nets.faceLandmark68Net.detectLandmarks(face);
   } finally { tf.dispose([photo, face]); }
-  await m.recognition.describe(new Float32Array(150 * 150 * 3));
-  await m.faceres.embed(new Float32Array(224 * 224 * 3));
+  await m.recognition.describe(new Float32Array(RECOGNITION_SIZE * RECOGNITION_SIZE * 3));
+  await m.faceres.embed(new Float32Array(FACERES_SIZE * FACERES_SIZE * 3));
 }
 
 /** Loads a face-api net (`ssdMobilenetv1`, `ageGenderNet`, `faceExpressionNet`) once. */

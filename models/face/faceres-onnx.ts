@@ -10,7 +10,7 @@
  * One session per worker thread, one intra-op thread (the worker pool provides the parallelism).
  */
 import path from 'node:path';
-import type { InferenceSession } from 'onnxruntime-node';
+import { openFaceSession } from './onnx-session.ts';
 import { encodeOnnxModel } from './onnx-proto.ts';
 import { humanModelDir } from './tf.ts';
 import { tfjsGraphToOnnx } from './tfjs-to-onnx.ts';
@@ -42,10 +42,7 @@ export function faceresOnnxBytes(): Uint8Array {
 /** Loads the session once per thread (a failed load is retried on the next call). */
 export function loadFaceres(): Promise<FaceresSession> {
   session ??= (async () => {
-    const ort = await import('onnxruntime-node');
-    const s: InferenceSession = await ort.InferenceSession.create(faceresOnnxBytes(), {
-      intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
-    });
+    const { ort, session: s } = await openFaceSession(faceresOnnxBytes());
     const n = FACERES_SIZE * FACERES_SIZE * 3;
     return {
       async embed(rgb224: Float32Array): Promise<Float32Array> {

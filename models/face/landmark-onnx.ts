@@ -16,7 +16,8 @@
  * {@link useOnnxLandmarkNet} replaces only the net's `detectLandmarks`: face-api's own pre-processing and
  * `postProcess` (scaling the 136 outputs to the crop) still run.
  */
-import type { InferenceSession } from 'onnxruntime-node';
+import { openFaceSession } from './onnx-session.ts';
+import { FACE_API_MEAN_RGB } from './recognition-onnx.ts';
 import { encodeOnnxModel, GraphBuilder, type OnnxModel, type WeightTensor } from './onnx-proto.ts';
 import type { Tf } from './tf.ts';
 
@@ -28,8 +29,6 @@ export interface FeatureExtractorParams { dense0: DenseBlockParams; dense1: Dens
 
 /** Input side (px) of the landmark net. */
 export const LANDMARK_SIZE = 112;
-/** face-api's mean RGB for the feature extractor. */
-export const LANDMARK_MEAN_RGB = [122.782, 117.001, 104.298] as const;
 
 /**
  * Builds the ONNX model of the landmark net (output `landmarks`: `[1, 136]`, before face-api's
@@ -53,7 +52,7 @@ export function landmarkNetOnnx(extractor: FeatureExtractorParams, fc: { weights
     return relu(add(out1, add(out2, add(out3, out4))));
   };
   let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] });
-  x = g.node('Sub', [x, g.init('mean_rgb', [3, 1, 1], Float32Array.from(LANDMARK_MEAN_RGB))]);
+  x = g.node('Sub', [x, g.init('mean_rgb', [3, 1, 1], Float32Array.from(FACE_API_MEAN_RGB))]);
   x = g.node('Div', [x, g.init('scale255', [], Float32Array.of(255))]);
   x = dense(x, extractor.dense0, true);
   x = dense(x, extractor.dense1, false);
@@ -80,10 +79,7 @@ type Any = any;
  * several inputs goes to face-api's own implementation. One session, one intra-op thread.
  */
 export async function useOnnxLandmarkNet(tf: Tf, faceapi: Any, net: Any): Promise<void> {
-  const ort = await import('onnxruntime-node');
-  const s: InferenceSession = await ort.InferenceSession.create(encodeOnnxModel(landmarkNetOnnx(net.faceFeatureExtractor.params, net.params.fc)), {
-    intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
-  });
+  const { ort, session: s } = await openFaceSession(encodeOnnxModel(landmarkNetOnnx(net.faceFeatureExtractor.params, net.params.fc)));
   const original = net.detectLandmarks.bind(net);
   net.detectLandmarks = async (input: Any) => {
     const netInput = await faceapi.toNetInput(input);

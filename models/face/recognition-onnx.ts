@@ -18,7 +18,7 @@
  * native kernels takes a fraction of that, with the same descriptor to float32 rounding
  * (`test/unit/face/recognition-onnx.test.ts` compares both on real crops).
  */
-import type { InferenceSession } from 'onnxruntime-node';
+import { openFaceSession } from './onnx-session.ts';
 import { encodeOnnxModel, GraphBuilder, type OnnxModel, type WeightTensor } from './onnx-proto.ts';
 
 interface ConvParams { conv: { filters: WeightTensor; bias: WeightTensor }; scale: { weights: WeightTensor; biases: WeightTensor } }
@@ -28,8 +28,11 @@ export interface RecognitionParams extends Record<string, unknown> { fc: WeightT
 
 /** Input side (px) of the net. */
 export const RECOGNITION_SIZE = 150;
-/** face-api's mean RGB, subtracted before the division by 255. */
-export const RECOGNITION_MEAN_RGB = [122.782, 117.001, 104.298] as const;
+/**
+ * face-api's mean RGB of its feature extractors (`normalize` in the recognition and 68-point landmark nets),
+ * subtracted before the division by 255.
+ */
+export const FACE_API_MEAN_RGB = [122.782, 117.001, 104.298] as const;
 
 /**
  * Builds the ONNX model of face-api's recognition net from its loaded params.
@@ -74,7 +77,7 @@ export function recognitionNetOnnx(params: RecognitionParams): OnnxModel {
 
   const p = params as unknown as Record<string, ResidualParams & ConvParams> & { fc: WeightTensor };
   let x = g.node('Transpose', ['input'], { perm: [0, 3, 1, 2] });
-  x = g.node('Sub', [x, g.init('mean_rgb', [3, 1, 1], Float32Array.from(RECOGNITION_MEAN_RGB))]);
+  x = g.node('Sub', [x, g.init('mean_rgb', [3, 1, 1], Float32Array.from(FACE_API_MEAN_RGB))]);
   x = g.node('Div', [x, g.init('scale255', [], Float32Array.of(255))]);
   x = convLayer(x, p.conv32_down!, 2, true);
   x = g.node('MaxPool', [x], { kernel_shape: [3, 3], strides: [2, 2] });
@@ -110,10 +113,7 @@ export interface RecognitionSession {
 
 /** Creates an onnxruntime session of the net (one intra-op thread: the worker pool gives the parallelism). */
 export async function createRecognitionSession(params: RecognitionParams): Promise<RecognitionSession> {
-  const ort = await import('onnxruntime-node');
-  const s: InferenceSession = await ort.InferenceSession.create(encodeOnnxModel(recognitionNetOnnx(params)), {
-    intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
-  });
+  const { ort, session: s } = await openFaceSession(encodeOnnxModel(recognitionNetOnnx(params)));
   const n = RECOGNITION_SIZE * RECOGNITION_SIZE * 3;
   return {
     async describe(rgb150: Float32Array): Promise<Float32Array> {

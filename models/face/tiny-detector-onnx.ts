@@ -16,7 +16,7 @@
  * the last bit of the positive branch. Box decoding, non-maximum suppression and scaling stay face-api's
  * own: {@link useOnnxTinyDetector} replaces only the net's `forwardInput`.
  */
-import type { InferenceSession } from 'onnxruntime-node';
+import { openFaceSession } from './onnx-session.ts';
 import { encodeOnnxModel, GraphBuilder, type OnnxModel, type WeightTensor } from './onnx-proto.ts';
 import type { Tf } from './tf.ts';
 
@@ -75,13 +75,11 @@ type Any = any;
  */
 export function useOnnxTinyDetector(tf: Tf, net: Any): void {
   const params = net.params as TinyDetectorParams;
-  const sessions = new Map<number, Promise<InferenceSession>>();
+  const sessions = new Map<number, ReturnType<typeof openFaceSession>>();
   const session = (size: number) => {
     let s = sessions.get(size);
     if (!s) {
-      s = import('onnxruntime-node').then((ort) => ort.InferenceSession.create(encodeOnnxModel(tinyDetectorOnnx(params, size)), {
-        intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
-      }));
+      s = openFaceSession(encodeOnnxModel(tinyDetectorOnnx(params, size)));
       s.catch(() => sessions.delete(size));
       sessions.set(size, s);
     }
@@ -92,8 +90,7 @@ export function useOnnxTinyDetector(tf: Tf, net: Any): void {
     const batch = tf.tidy(() => tf.cast(input.toBatchTensor(inputSize, false), 'float32'));
     let data: Float32Array;
     try { data = (await batch.data()) as Float32Array; } finally { batch.dispose(); }
-    const ort = await import('onnxruntime-node');
-    const s = await session(inputSize);
+    const { ort, session: s } = await session(inputSize);
     const out = (await s.run({ input: new ort.Tensor('float32', data, [1, inputSize, inputSize, 3]) })).output!;
     return tf.tensor4d(out.data as Float32Array, out.dims as number[], 'float32');
   };

@@ -151,15 +151,10 @@ export async function intake(bytes: Uint8Array, options: { checkBlur?: boolean }
   return { image, original: { width: w, height: h, format: fmt }, sharpness, bytes: bytes.length, source: input };
 }
 
-/** Variance of the Laplacian of the image resized to 800 px width (greyscale). */
-export async function measureSharpness(input: Buffer): Promise<number> {
-  const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize({ width: 800 }).greyscale().raw().toBuffer({ resolveWithObject: true });
-  const g = new Float32Array(data.length);
-  for (let i = 0; i < data.length; i++) g[i] = data[i]!;
-  return laplacianVariance(g, info.width, info.height);
-}
-
-/** {@link measureSharpness} of an already decoded RGB image (8-bit, 3 channels, upright). */
+/**
+ * Sharpness of an already decoded RGB image (8-bit, 3 channels, upright): the variance of the Laplacian
+ * of its greyscale resized to 800 px width.
+ */
 export async function measureSharpnessRaw(rgb: Buffer, width: number, height: number): Promise<number> {
   const { data, info } = await sharp(rgb, { raw: { width, height, channels: 3 } }).resize({ width: 800 }).greyscale().raw().toBuffer({ resolveWithObject: true });
   const g = new Float32Array(data.length);
