@@ -83,12 +83,12 @@ export class Authenticator {
   }
 
   async authenticate(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
-    return this.authenticateKnown(request, requirement) ?? (await this.authenticateSlow(request, requirement));
+    return this.authenticateKnown(request, requirement) ?? (await this.authenticateMissed(request, requirement));
   }
 
   /**
    * The hot path, without IO or promises: a known API key. Returns null when the answer needs a
-   * catch-up with the log (a key the view does not know) or a JWT check; call {@link authenticate} then.
+   * catch-up with the log (a key the view does not know) or a JWT check; call {@link authenticateMissed} (or {@link authenticate}) then.
    * @throws ApiError as {@link authenticate} does, for what it can decide here
    */
   authenticateKnown(request: FastifyRequest, requirement: AuthRequirement): AuthContext | null {
@@ -118,7 +118,13 @@ export class Authenticator {
     this.cache.set(credential, { secret: Buffer.from(credential, 'latin1'), version: this.view.version, auth });
   }
 
-  private async authenticateSlow(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
+  /**
+   * The rest of {@link authenticate} once {@link authenticateKnown} returned null for this request (a key the
+   * view does not know yet, or a JWT): the catch-up with the log, then the verdict. Lets the edge's hook
+   * continue without running the hot path's checks a second time.
+   * @throws ApiError as {@link authenticate} does
+   */
+  async authenticateMissed(request: FastifyRequest, requirement: AuthRequirement): Promise<AuthContext> {
     const credential = bearer(request);
     let auth: AuthContext | null = null;
     if (API_KEY_PATTERN.test(credential)) {

@@ -133,7 +133,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     let admitted: void | Promise<void>;
     try {
       const auth = authenticator.authenticateKnown(request, requirement);
-      admitted = auth ? admit(request, auth) : authenticator.authenticate(request, requirement).then((a) => admit(request, a));
+      admitted = auth ? admit(request, auth) : authenticator.authenticateMissed(request, requirement).then((a) => admit(request, a));
     } catch (error) {
       return done(error as Error);
     }

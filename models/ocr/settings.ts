@@ -93,13 +93,12 @@ export function ocrSettings(): Readonly<OcrSettings> {
  */
 export function setOcrSettings(patch: Partial<OcrSettings>): void {
   const next = { ...current, ...patch };
-  if (!Number.isInteger(next.onnxThreads) || next.onnxThreads < 1) throw new RangeError(`onnxThreads must be a positive integer, got ${next.onnxThreads}`);
-  if (!Number.isInteger(next.detThreads) || next.detThreads < 1) throw new RangeError(`detThreads must be a positive integer, got ${next.detThreads}`);
-  if (!Number.isInteger(next.recThreads) || next.recThreads < 1) throw new RangeError(`recThreads must be a positive integer, got ${next.recThreads}`);
-  if (!Number.isInteger(next.tesseractWorkers) || next.tesseractWorkers < 1) throw new RangeError(`tesseractWorkers must be a positive integer, got ${next.tesseractWorkers}`);
-  if (!Number.isInteger(next.detMaxSide) || next.detMaxSide < 32) throw new RangeError(`detMaxSide must be an integer >= 32, got ${next.detMaxSide}`);
-  if (!Number.isInteger(next.mrzDetMaxSide) || next.mrzDetMaxSide < 32) throw new RangeError(`mrzDetMaxSide must be an integer >= 32, got ${next.mrzDetMaxSide}`);
-  if (!Number.isInteger(next.recBatch) || next.recBatch < 1) throw new RangeError(`recBatch must be a positive integer, got ${next.recBatch}`);
+  for (const name of ['onnxThreads', 'detThreads', 'recThreads', 'tesseractWorkers', 'recBatch'] as const) {
+    if (!Number.isInteger(next[name]) || next[name] < 1) throw new RangeError(`${name} must be a positive integer, got ${next[name]}`);
+  }
+  for (const name of ['detMaxSide', 'mrzDetMaxSide'] as const) {
+    if (!Number.isInteger(next[name]) || next[name] < 32) throw new RangeError(`${name} must be an integer >= 32, got ${next[name]}`);
+  }
   if (!next.mrzRowScales.length || !next.mrzRowScales.every((s) => Number.isFinite(s) && s > 0)) throw new RangeError(`mrzRowScales must be positive numbers, got ${next.mrzRowScales.join(',')}`);
   current = Object.freeze({ ...next, mrzRowScales: Object.freeze([...next.mrzRowScales]) });
 }
