@@ -201,13 +201,6 @@ export class UsageRecorder {
     this.buffer = emptyColumns(maxBatch);
   }
 
-  /** Buffers one call (see {@link recordCall}). */
-  record(call: ApiCallRecorded['data']): void {
-    this.recordCall(
-      call.request_id, call.tenant_id, call.key_id, call.endpoint, call.method, call.status_code, call.response_time,
-      call.request_size, call.response_size, call.ip_address, call.user_agent, call.credits_charged, Date.parse(call.created_at),
-    );
-  }
 
   /**
    * Buffers one call, field by field (the edge's hot path: no object per call). Units as in

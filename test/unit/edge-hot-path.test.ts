@@ -129,7 +129,10 @@ describe('usage calls recorded as columns', () => {
       credits_charged: i,
       created_at: new Date(Date.UTC(2026, 10, 25, 20, 0, i, 7)).toISOString(),
     }));
-    for (const c of calls) recorder.record(c);
+    for (const c of calls) {
+      recorder.recordCall(c.request_id, c.tenant_id, c.key_id, c.endpoint, c.method, c.status_code, c.response_time,
+        c.request_size, c.response_size, c.ip_address, c.user_agent, c.credits_charged, Date.parse(c.created_at));
+    }
     await recorder.flush();
     expect(batches.map((b) => b.length)).toEqual([3, 2]); // maxBatch 3
     expect(batches[0]!.strings.length).toBeLessThan(3 * 6); // repeated texts are sent once per batch
