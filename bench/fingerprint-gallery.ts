@@ -28,8 +28,9 @@ import { CW, withGeometry, type CylinderSet } from '../domain/fingerprint/mcc.ts
 import { compactCylinders } from '../domain/fingerprint/gallery.ts';
 import type { FingerprintTemplate, Minutia } from '../domain/fingerprint/template.ts';
 
-export const FVC_ROOT = new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
-const PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
+import { FVC_PPI as PPI, FVC_ROOT } from '../scripts/fvc2002.ts';
+
+export { FVC_ROOT };
 const CACHE = '/tmp/sello-fp-bench';
 /** Bump when the generation below changes (invalidates the cache). */
 const GEN_VERSION = 'gallery-v2';

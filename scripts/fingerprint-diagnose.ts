@@ -16,11 +16,9 @@ import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae, BLOCK, type ExtractionDebug } from '../domain/fingerprint/extract.ts';
 import { parseIsoTemplate } from '../domain/fingerprint/iso.ts';
 import { angleDiff, type Minutia } from '../domain/fingerprint/template.ts';
+import { FVC_PPI, FVC_ROOT as root } from './fvc2002.ts';
 
-const root = process.env.FVC_ROOT ?? new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
 const PAIR_PX = 12;
-/** Resolution per database, as in scripts/fingerprint-eval.ts (FVC2002 report). */
-const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
 
 type Hist = Record<string, number>;
 const bump = (h: Hist, k: string, n = 1) => { h[k] = (h[k] ?? 0) + n; };

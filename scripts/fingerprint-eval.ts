@@ -21,10 +21,7 @@ import { checkExtraction } from '../models/fingerprint/jobs.ts';
 import { MIN_CYLINDERS } from '../domain/fingerprint/use-cases.ts';
 import sharp from 'sharp';
 import { parseIsoTemplate } from '../domain/fingerprint/iso.ts';
-
-export const FVC_PPI: Record<string, number> = { DB1_B: 500, DB2_B: 569, DB3_B: 500, DB4_B: 500 };
-/** The shared data beside the checkout (`../shared`), or `FVC_ROOT` (a worktree elsewhere). */
-const root = process.env.FVC_ROOT ?? new URL('../../shared/data/fingerprint/fvc2002/', import.meta.url).pathname;
+import { FVC_PPI, FVC_ROOT as root } from './fvc2002.ts';
 
 async function main(): Promise<void> {
   if (!existsSync(join(root, 'pairs.csv'))) {
