@@ -135,3 +135,12 @@ export function brandingOf(platform: Platform): BrandingService | null {
   if (!capability) return null;
   return (platform.use(capability) as { branding: BrandingService }).branding;
 }
+
+/**
+ * The page branding for a tenant and/or the Host a page was answered to ({@link BrandingService.brandingForPage}
+ * through {@link forPage}), or null when the deployments capability is absent (the caller keeps its own look).
+ */
+export async function pageBrandingOf(platform: Platform, o: { tenantId?: string | null; host?: string }, fallback: PageBranding): Promise<PageBranding | null> {
+  const service = brandingOf(platform);
+  return service ? forPage(await service.brandingForPage(o), fallback) : null;
+}

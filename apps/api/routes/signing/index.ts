@@ -13,7 +13,7 @@ import { registerListDocuments } from './list-documents.ts';
 import { registerPreview } from './public-preview.ts';
 import { registerSendInvitations } from './send-invitations.ts';
 import { registerSigningPage } from './signing-page.ts';
-import { brandingOf, forPage } from '../../../../workflows/deployments/branding.ts';
+import { pageBrandingOf } from '../../../../workflows/deployments/branding.ts';
 import { DEFAULT_BRANDING } from '../../../../workflows/signing/emails.ts';
 import { registerVerify } from './verify-pdf.ts';
 
@@ -36,8 +36,5 @@ export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: 
   registerCancel(app, s);
   registerVerify(app, s);
   // White-label (issue 15): the page of a deployment's tenant, or answered to a deployment's domain, is branded.
-  registerSigningPage(app, s, async ({ tenantId, host }) => {
-    const service = brandingOf(platform);
-    return service ? forPage(await service.brandingForPage({ tenantId, host }), DEFAULT_BRANDING) : undefined;
-  });
+  registerSigningPage(app, s, async ({ tenantId, host }) => (await pageBrandingOf(platform, { tenantId, host }, DEFAULT_BRANDING)) ?? undefined);
 }

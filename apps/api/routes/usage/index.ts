@@ -6,7 +6,7 @@ import { registerUsageAlerts } from './alerts.ts';
 import { registerUsageExports } from './exports.ts';
 import { registerUsageDashboard } from './dashboard.ts';
 import { SELLO_BRANDING } from './page.ts';
-import { brandingOf, forPage } from '../../../../workflows/deployments/branding.ts';
+import { pageBrandingOf } from '../../../../workflows/deployments/branding.ts';
 
 /** `/v1/usage/*` (issue 14): reads from the usage read models, alerts, exports, and the usage page. */
 export function registerUsageRoutes(app: ApiApp, platform: Platform, runtime: UsageRuntime): void {
@@ -14,8 +14,5 @@ export function registerUsageRoutes(app: ApiApp, platform: Platform, runtime: Us
   registerUsageAlerts(app, runtime.alerts);
   registerUsageExports(app, platform, runtime.exports);
   // White-label (issue 15): the usage page of a deployment's tenant carries its branding.
-  registerUsageDashboard(app, platform, async (tenantId, request) => {
-    const service = brandingOf(platform);
-    return service ? forPage(await service.brandingForPage({ tenantId, host: request.headers.host }), SELLO_BRANDING) : {};
-  });
+  registerUsageDashboard(app, platform, async (tenantId, request) => (await pageBrandingOf(platform, { tenantId, host: request.headers.host }, SELLO_BRANDING)) ?? {});
 }
