@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBody } from '../../error-schemas.ts';
 import { DEPLOYMENT_ERRORS, DeploymentError } from '../../../../domain/deployments/errors.ts';
 import { ENVIRONMENTS, PLATFORMS } from '../../../../domain/deployments/validate.ts';
 import { PLAN_NAMES } from '../../../../domain/plans/plans.ts';
@@ -110,15 +111,8 @@ export const DeploymentRecordSchema = z.object({
 
 export const RecordResponse = z.object({ success: z.literal(true), data: DeploymentRecordSchema });
 
-/** The structured error body (spec, Errors); the codes per status are listed in each response's description. */
-export const ErrorBody = z.object({
-  success: z.literal(false),
-  error: z.object({
-    code: z.string().meta({ example: 'invalid_domain' }),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).describe('`field` names the offending field; `issues` lists schema failures.'),
-  }),
-});
+/** The structured error body (one definition for all routes: `apps/api/error-schemas.ts`). */
+export { ErrorBody };
 
 const err = (description: string) => ErrorBody.describe(description);
 /** Error responses shared by the management routes, for the OpenAPI document. */

@@ -4,6 +4,7 @@
  * parsing, error mapping and the OpenAPI error schema.
  */
 import { z } from 'zod';
+import { errorSchema } from '../../error-schemas.ts';
 import type { FastifyRequest } from 'fastify';
 import { InvalidVectorError } from '../../../../infra/ports/vector-index.ts';
 import type { FaceMatchingDeps } from '../../../../domain/face-matching/deps.ts';
@@ -87,21 +88,7 @@ export async function templateOf(ctx: Platform, image: Uint8Array, options: { li
   }
 }
 
-const codeList = (codes: readonly string[]) => codes.map((c) => `\`${c}\``).join(', ');
-
-/** The structured error body, documented per status with the codes a route can answer. */
-export function errorSchema(codes: readonly string[]) {
-  return z
-    .object({
-      success: z.literal(false),
-      error: z.object({
-        code: z.string().describe(`One of: ${codeList(codes)}`),
-        message: z.string(),
-        details: z.record(z.string(), z.unknown()).describe('Context of the error, e.g. `field` for invalid input.'),
-      }),
-    })
-    .describe(`Structured error. Codes: ${codeList(codes)}.`);
-}
+export { errorSchema };
 
 /** Error responses shared by the image routes (enroll, search, verify). */
 export const imageErrorResponses = {

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { errorSchema } from '../../error-schemas.ts';
 import { FACE_ERRORS } from '../../../../domain/face/errors.ts';
 import { sniffImageFormat } from '../../../../domain/face/image-format.ts';
 import type { JobDefinition } from '../../../../infra/ports/job-queue.ts';
@@ -28,15 +29,10 @@ export const Point = z.object({
 
 export const ProcessingTime = z.number().describe('Seconds spent on the request').meta({ example: 0.21 });
 
-/** Structured error body (spec, Errors). */
-export const FaceErrorBody = z.object({
-  success: z.literal(false),
-  error: z.object({
-    code: z.string().describe('Error code, e.g. no_face_detected, multiple_faces_detected, image_too_small, image_too_large, unsupported_format, insufficient_quality'),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).describe('For no_face_detected: `image` (field name) and `suggestions`'),
-  }),
-});
+/** Structured error body (spec, Errors) of the face routes, with their codes. */
+export const FaceErrorBody = errorSchema(['invalid_request', 'validation_error', 'missing_image', ...Object.keys(FACE_ERRORS)]).describe(
+  'Structured error. For `no_face_detected`, `details` carries `image` (field name) and `suggestions`.',
+);
 
 export const FACE_ERROR_RESPONSES = { 400: FaceErrorBody, 413: FaceErrorBody } as const;
 

@@ -4,6 +4,7 @@
  * and the OpenAPI error schema.
  */
 import { z } from 'zod';
+import { errorSchema } from '../../error-schemas.ts';
 import type { FastifyRequest } from 'fastify';
 import type { FingerprintDeps } from '../../../../domain/fingerprint/deps.ts';
 import { FINGERPRINT_ERRORS, FingerprintError } from '../../../../domain/fingerprint/errors.ts';
@@ -62,17 +63,7 @@ export async function probeOf(ctx: Platform, form: MultipartBody): Promise<{ tem
   return { template: out.template, source: 'image' };
 }
 
-const codeList = (codes: readonly string[]) => codes.map((c) => `\`${c}\``).join(', ');
-
-/** The structured error body, documented with the codes a route can answer. */
-export function errorSchema(codes: readonly string[]) {
-  return z
-    .object({
-      success: z.literal(false),
-      error: z.object({ code: z.string().describe(`One of: ${codeList(codes)}`), message: z.string(), details: z.record(z.string(), z.unknown()) }),
-    })
-    .describe(`Structured error. Codes: ${codeList(codes)}.`);
-}
+export { errorSchema };
 
 export const probeErrorResponses = {
   400: errorSchema(['invalid_request', 'validation_error', 'missing_image', 'unsupported_format', 'invalid_template', 'image_too_small', 'blank_image', 'not_a_fingerprint', 'insufficient_quality']).describe(

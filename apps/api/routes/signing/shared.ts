@@ -1,5 +1,6 @@
 /** Shared pieces of the `/v1/signing/*` routes: error mapping, schemas, request helpers. */
 import { z } from 'zod';
+import { ErrorBody } from '../../error-schemas.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../../../domain/signing/errors.ts';
@@ -21,10 +22,8 @@ export const DocumentIdParams = z.object({
   document_id: z.string().min(1).max(64).describe('Document id (`doc_` + 24 hex)').meta({ example: 'doc_4f1c2a9be07d5a61c3d8e2f0' }),
 });
 
-export const ErrorBody = z.object({
-  success: z.literal(false),
-  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }),
-});
+/** The structured error body (one definition for all routes: `apps/api/error-schemas.ts`). */
+export { ErrorBody };
 
 export const PlacementSchema = z.object({
   page: z.number().int().min(1).describe('1-based page number'),
