@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRng } from '../test/generators/rng.ts';
+import { mulberry32 } from '../domain/shared/mulberry32.ts';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
 import { buildCylindersFast } from '../domain/fingerprint/cylinders-fast.ts';
@@ -82,9 +82,9 @@ export async function loadSources(opts: { fresh?: boolean } = {}): Promise<Sourc
   return { templates, names: list.map((x) => x.name), extractionCpuMs };
 }
 
-/** mulberry32 (test/generators/rng.ts) seeded by (seed, slot). */
+/** mulberry32 (domain/shared/mulberry32.ts) seeded by (seed, slot). */
 function rng(seed: number, slot: number): () => number {
-  return createRng((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(slot + 1, 0xc2b2ae35)) >>> 0).next;
+  return mulberry32((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(slot + 1, 0xc2b2ae35)) >>> 0);
 }
 
 /** Rotation by `a` (radians, counter-clockwise as seen, y down) about the origin, then translation. */

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { EmbeddedVectorIndex } from '../infra/vector-index/embedded/index.ts';
+import { mulberry32 } from '../domain/shared/mulberry32.ts';
 
 const DIM = 512;
 
@@ -23,16 +24,7 @@ function arg(name: string, def: string): string {
   return i >= 0 && process.argv[i + 1] ? (process.argv[i + 1] as string) : def;
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function gauss(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());

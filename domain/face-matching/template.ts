@@ -24,6 +24,7 @@
  * was tried: on the near-separable shared set its slope is so steep that 0.4-0.8 collapse onto almost one
  * cosine, so thresholds would lose their meaning; the script prints it for reference.)
  */
+import { mulberry32 } from '../shared/mulberry32.ts';
 
 /** Dimension of the stored template (spec "Face embedding": `embeddingDimension` is always 512). */
 export const TEMPLATE_DIMENSION = 512;
@@ -71,18 +72,6 @@ function normalised(v: readonly number[] | Float32Array, expected: number, name:
   const inv = 1 / Math.sqrt(n);
   for (let i = 0; i < expected; i++) out[i] = (out[i] as number) * inv;
   return out;
-}
-
-/** mulberry32: small deterministic PRNG, so P is identical on every machine and version of Node. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Seed of P for `fuse-v1`; changing it changes every template (new TEMPLATE_VERSION required). */

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidVectorError, InvalidVectorQueryError, type VectorIndex } from '../../infra/ports/vector-index.ts';
+import { mulberry32 } from '../../domain/shared/mulberry32.ts';
 
 export interface VectorIndexFixture {
   index: VectorIndex;
@@ -19,16 +20,7 @@ export interface VectorIndexFixture {
 export type VectorIndexFactory = (options: { dimensions: number }) => Promise<VectorIndexFixture>;
 
 /** Deterministic pseudo-random generator (mulberry32) so every run sees the same vectors. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 /** A unit vector with standard-normal components (Box-Muller). */
 export function randomUnit(dim: number, rand: () => number): Float32Array {

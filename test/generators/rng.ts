@@ -1,7 +1,9 @@
 /**
  * Seeded pseudo-random numbers for the synthetic document generator: mulberry32 (a 32-bit
- * generator by Tommy Ettinger, public domain), so every document is reproducible from its seed.
+ * generator by Tommy Ettinger, public domain; `domain/shared/mulberry32.ts`), so every document is
+ * reproducible from its seed.
  */
+import { mulberry32 } from '../../domain/shared/mulberry32.ts';
 
 /** A deterministic random source. */
 export interface Rng {
@@ -33,14 +35,15 @@ export function hash32(s: string): number {
 
 /** Creates a generator from a numeric or string seed. */
 export function createRng(seed: number | string): Rng {
-  let a = typeof seed === 'number' ? seed >>> 0 : hash32(seed);
+  const seed32 = typeof seed === 'number' ? seed >>> 0 : hash32(seed);
+  const draw = mulberry32(seed32);
+  let draws = 0;
   const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    draws++;
+    return draw();
   };
+  /** mulberry32's state after `draws` draws (what `fork` mixes in, as before the generator was shared). */
+  const state = () => (seed32 + Math.imul(draws, 0x6d2b79f5)) >>> 0;
   const rng: Rng = {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
@@ -48,7 +51,7 @@ export function createRng(seed: number | string): Rng {
     pick: (items) => items[Math.floor(next() * items.length)]!,
     chance: (p) => next() < p,
     digits: (n) => Array.from({ length: n }, () => String(Math.floor(next() * 10))).join(''),
-    fork: (label) => createRng(hash32(`${a}:${label}`)),
+    fork: (label) => createRng(hash32(`${state()}:${label}`)),
   };
   return rng;
 }

@@ -16,7 +16,7 @@ import { GalleryCache } from '../../../domain/fingerprint/gallery.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from '../../../domain/fingerprint/deps.ts';
 import { parseIsoTemplate } from '../../../domain/fingerprint/iso.ts';
 import { encodeMinutiae, type Minutia } from '../../../domain/fingerprint/template.ts';
-import { createRng } from '../../generators/rng.ts';
+import { mulberry32 } from '../../../domain/shared/mulberry32.ts';
 import { SqliteReadModelStore } from '../../../infra/read-models/sqlite/sqlite-read-models.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -24,8 +24,8 @@ const fvc = path.resolve(repoRoot, '../shared/data/fingerprint/fvc2002');
 const haveData = existsSync(fvc);
 if (!haveData) console.warn(`index FVC test skipped: ${fvc} is absent`);
 
-/** mulberry32 (test/generators/rng.ts): the same vectors on every run. */
-const rng = (seed: number): (() => number) => createRng(seed).next;
+/** mulberry32: the same vectors on every run. */
+const rng = mulberry32;
 
 function randomMinutiae(r: () => number, n = 40): Minutia[] {
   return Array.from({ length: n }, () => ({ x: 40 + r() * 240, y: 40 + r() * 320, angle: r() * 2 * Math.PI, type: 'ending' as const, quality: 60 }));
