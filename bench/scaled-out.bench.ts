@@ -18,7 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import sharp from 'sharp';
 import { faceCrop } from '../test/api/face/fixtures.ts';
-import { cli, freePort, startProcess, waitFor, type Proc } from '../test/helpers/processes.ts';
+import { cli, freePort, scaledOutEnv, startProcess, waitFor, type Proc } from '../test/helpers/processes.ts';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '60' }, seconds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' } } });
 const jobs = Number(values.jobs);
@@ -27,19 +27,7 @@ const databaseUrl = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/
 const schema = `sello_bench_${process.pid}`;
 const tag = `bench-${process.pid}`;
 const env: Record<string, string> = {
-  LOG_LEVEL: 'warn',
-  HOST: '127.0.0.1',
-  BOOTSTRAP: 'false',
-  EVENT_STORE: 'postgres',
-  WORKFLOWS: 'postgres',
-  READ_MODELS: 'sqlite',
-  DATABASE_URL: databaseUrl,
-  DATABASE_SCHEMA: schema,
-  RATE_LIMITER: 'redis',
-  JOB_QUEUE: 'bullmq',
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  REDIS_PREFIX: `sello-${tag}:`,
-  JOB_QUEUE_PREFIX: `sello-${tag}`,
+  ...scaledOutEnv({ databaseUrl, schema, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `sello-${tag}` }),
   WORKER_THREADS: values.threads!,
   FACE_DETECTOR: 'tiny',
   JOB_TIMEOUT_MS: '600000',

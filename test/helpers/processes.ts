@@ -75,3 +75,27 @@ export function cli(args: string[], env: Record<string, string>): Promise<Record
     );
   });
 }
+
+/**
+ * The environment of a scaled-out deployment's processes (docs/operations.md): PostgreSQL event store
+ * and workflows in `schema` of `databaseUrl`, per-process SQLite read models, Redis rate limiter and
+ * BullMQ job queue under keys prefixed by `prefix`. Callers add their own timeouts, worker threads and
+ * webhook settings.
+ */
+export function scaledOutEnv(o: { databaseUrl: string; schema: string; redisUrl: string; prefix: string }): Record<string, string> {
+  return {
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    BOOTSTRAP: 'false',
+    EVENT_STORE: 'postgres',
+    WORKFLOWS: 'postgres',
+    READ_MODELS: 'sqlite',
+    DATABASE_URL: o.databaseUrl,
+    DATABASE_SCHEMA: o.schema,
+    RATE_LIMITER: 'redis',
+    JOB_QUEUE: 'bullmq',
+    REDIS_URL: o.redisUrl,
+    REDIS_PREFIX: `${o.prefix}:`,
+    JOB_QUEUE_PREFIX: o.prefix,
+  };
+}

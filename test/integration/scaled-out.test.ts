@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faceCrop } from '../api/face/fixtures.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
 import { redisReachable, testRedisUrl } from '../helpers/redis.ts';
-import { cli, freePort, startProcess, waitFor, type Proc } from '../helpers/processes.ts';
+import { cli, freePort, scaledOutEnv, startProcess, waitFor, type Proc } from '../helpers/processes.ts';
 import { makeCertificate, startReceiver, type TestCertificate, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const ready = (await postgresReachable('scaled-out multi-process test')) && (await redisReachable('scaled-out multi-process test'));
@@ -103,19 +103,7 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
     cert = await makeCertificate();
     rx = await startReceiver(cert);
     env = {
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      BOOTSTRAP: 'false',
-      EVENT_STORE: 'postgres',
-      WORKFLOWS: 'postgres',
-      READ_MODELS: 'sqlite',
-      DATABASE_URL: testDatabaseUrl(),
-      DATABASE_SCHEMA: schema,
-      RATE_LIMITER: 'redis',
-      JOB_QUEUE: 'bullmq',
-      REDIS_URL: testRedisUrl(),
-      REDIS_PREFIX: `sello-scale-${tag}:`,
-      JOB_QUEUE_PREFIX: `sello-scale-${tag}`,
+      ...scaledOutEnv({ databaseUrl: testDatabaseUrl(), schema, redisUrl: testRedisUrl(), prefix: `sello-scale-${tag}` }),
       JOB_LOCK_MS: '3000',
       // This machine is shared and slow under load: 150 detections on two one-thread workers may take minutes.
       JOB_TIMEOUT_MS: '1400000',
