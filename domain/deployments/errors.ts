@@ -3,6 +3,8 @@
  * structured shape `{success:false, error:{code, message, details}}` (the spec leaves deployment error
  * bodies unshown; docs/deployments.md documents these). `details.field` names the offending field.
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const DEPLOYMENT_ERRORS = {
   /** A field fails validation: missing, wrong type, too long, control characters, bad `clientId` characters, unknown platform/environment/plan (the platform's own `validation_error`, with `details.issues` for schema failures). HTTP 400. */
   validation_error: 400,
@@ -25,19 +27,7 @@ export const DEPLOYMENT_ERRORS = {
 export type DeploymentErrorCode = keyof typeof DEPLOYMENT_ERRORS;
 
 /** A domain error of the deployments context; routes map it to `ApiError(DEPLOYMENT_ERRORS[code], code, ...)`. */
-export class DeploymentError extends Error {
-  override readonly name = 'DeploymentError';
-  constructor(
-    readonly code: DeploymentErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return DEPLOYMENT_ERRORS[this.code];
-  }
-}
+export class DeploymentError extends codedError('DeploymentError', DEPLOYMENT_ERRORS) {}
 
 /**
  * Codes of a failed provisioning step (recorded on the record as `failure.code`), each with when it

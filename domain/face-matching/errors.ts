@@ -4,6 +4,8 @@
  * ("Errors": "not shown"), so these are ours; the OpenAPI document lists them per route.
  * The image codes are the face-recognition group's (`domain/face/errors.ts`), with the same statuses.
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const FACE_MATCHING_ERRORS = {
   /** A field is missing or malformed (subject_id, threshold, limit, scores, metadata); `details` names it. */
   invalid_request: 400,
@@ -30,20 +32,7 @@ export const FACE_MATCHING_ERRORS = {
 export type FaceMatchingErrorCode = keyof typeof FACE_MATCHING_ERRORS;
 
 /** A refused face-matching operation; `code` is one of {@link FACE_MATCHING_ERRORS}. */
-export class FaceMatchingError extends Error {
-  override readonly name = 'FaceMatchingError';
-  constructor(
-    readonly code: FaceMatchingErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-  /** HTTP status of the code. */
-  get status(): number {
-    return FACE_MATCHING_ERRORS[this.code];
-  }
-}
+export class FaceMatchingError extends codedError('FaceMatchingError', FACE_MATCHING_ERRORS) {}
 
 /** True when `code` is one of {@link FACE_MATCHING_ERRORS}. */
 export function isFaceMatchingErrorCode(code: unknown): code is FaceMatchingErrorCode {

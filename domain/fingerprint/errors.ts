@@ -3,6 +3,8 @@
  * `{success:false, error:{code, message, details}}`. The spec shows no fingerprint error bodies
  * ("not shown"), so these are ours; the OpenAPI document lists them per route.
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const FINGERPRINT_ERRORS = {
   /** A field is missing or malformed (subject_id, finger_position, dpi, threshold, limit, metadata); `details.field` names it. */
   invalid_request: 400,
@@ -31,19 +33,7 @@ export const FINGERPRINT_ERRORS = {
 export type FingerprintErrorCode = keyof typeof FINGERPRINT_ERRORS;
 
 /** A refused fingerprint operation; `code` is one of {@link FINGERPRINT_ERRORS}. */
-export class FingerprintError extends Error {
-  override readonly name = 'FingerprintError';
-  constructor(
-    readonly code: FingerprintErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return FINGERPRINT_ERRORS[this.code];
-  }
-}
+export class FingerprintError extends codedError('FingerprintError', FINGERPRINT_ERRORS) {}
 
 /** A coded Error as the job-queue port carries it (`code`, `details`) from a worker. */
 export function fingerprintJobError(code: FingerprintErrorCode, message: string, details: Record<string, unknown> = {}): Error & { code: string; details: Record<string, unknown> } {

@@ -3,6 +3,8 @@
  * others cover transitions the spec leaves "not shown" (docs/signing.md). Every one renders in the
  * structured shape `{success:false, error:{code, message, details}}`.
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const SIGNING_ERROR_STATUS = {
   /** Unknown document id, a document of another tenant, or a deleted document (spec). */
   document_not_found: 404,
@@ -43,19 +45,7 @@ export const SIGNING_ERROR_STATUS = {
 export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;
 
 /** A coded signing error; `apps/api/routes/signing` renders it with its status. */
-export class SigningError extends Error {
-  override readonly name = 'SigningError';
-  constructor(
-    readonly code: SigningErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return SIGNING_ERROR_STATUS[this.code];
-  }
-}
+export class SigningError extends codedError('SigningError', SIGNING_ERROR_STATUS) {}
 
 /** Largest PDF accepted, in bytes (10 MiB; docs/signing.md). The spec leaves the maximum "not shown". */
 export const MAX_PDF_BYTES = 10 * 1024 * 1024;

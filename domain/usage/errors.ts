@@ -3,6 +3,8 @@
  * each maps to is in {@link USAGE_ERROR_STATUS}. Spec, Errors > Usage, plus the codes the spec leaves to
  * us (docs/usage.md).
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const USAGE_ERROR_STATUS = {
   /** Bad date format, or start after end (`details`: `start_date`, `end_date`). Spec. */
   invalid_date_range: 400,
@@ -29,16 +31,4 @@ export const USAGE_ERROR_STATUS = {
 } as const;
 export type UsageErrorCode = keyof typeof USAGE_ERROR_STATUS;
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-  constructor(
-    readonly code: UsageErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return USAGE_ERROR_STATUS[this.code];
-  }
-}
+export class UsageError extends codedError('UsageError', USAGE_ERROR_STATUS) {}

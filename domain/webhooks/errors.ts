@@ -3,6 +3,8 @@
  * `{success:false, error:{code, message, details}}` (the spec leaves webhook error bodies unshown;
  * docs/webhooks.md documents these).
  */
+import { codedError } from '../shared/coded-error.ts';
+
 export const WEBHOOK_ERRORS = {
   /** Body, query or path parameters fail validation (wrong types, unknown fields' types, bad paging). HTTP 400. */
   invalid_request: 400,
@@ -23,16 +25,4 @@ export const WEBHOOK_ERRORS = {
 export type WebhookErrorCode = keyof typeof WEBHOOK_ERRORS;
 
 /** A domain error of the webhooks context; routes map it to `ApiError(WEBHOOK_ERRORS[code], code, ...)`. */
-export class WebhookError extends Error {
-  override readonly name = 'WebhookError';
-  constructor(
-    readonly code: WebhookErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return WEBHOOK_ERRORS[this.code];
-  }
-}
+export class WebhookError extends codedError('WebhookError', WEBHOOK_ERRORS) {}
