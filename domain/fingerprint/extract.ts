@@ -26,6 +26,8 @@
  */
 import { normAngle, type FingerprintTemplate, type Minutia } from './template.ts';
 
+const TWO_PI = 2 * Math.PI;
+
 /** A greyscale image, row major, 0-255 (dark ridges on a light background). */
 export interface GrayImage {
   data: Uint8Array;
@@ -211,55 +213,76 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
     }
   }
 
-  // 4. Enhancement: oriented Gaussian along the ridge, then Gabor profile across it.
+  // 4. Enhancement: oriented Gaussian along the ridge, then Gabor profile across it. Only the pixels of
+  // foreground blocks are filtered (the rest stay 0), block by block.
   const P = 10;
   const pw = w + 2 * P, ph = h + 2 * P;
   const padded = new Float32Array(pw * ph);
   for (let y = 0; y < h; y++) padded.set(normE.subarray(y * w, y * w + w), (y + P) * pw + P);
   const obin = new Uint8Array(w * h);
   const ofield = new Float32Array(w * h);
-  const pbin = new Uint8Array(w * h);
+  // Bilinear interpolation of the doubled-angle field between block centres: the cells and weights of
+  // each column and row.
+  const ix0 = new Int32Array(w), ix1 = new Int32Array(w), iax = new Float64Array(w);
+  for (let x = 0; x < w; x++) {
+    const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
+    const x0 = Math.floor(fx);
+    ix0[x] = x0; ix1[x] = Math.min(bw - 1, x0 + 1); iax[x] = fx - x0;
+  }
+  const iy0 = new Int32Array(h), iy1 = new Int32Array(h), iay = new Float64Array(h);
   for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      // Bilinear interpolation of the doubled-angle field between block centres.
-      const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
-      const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
-      const x0 = Math.floor(fx), y0 = Math.floor(fy);
-      const x1 = Math.min(bw - 1, x0 + 1), y1 = Math.min(bh - 1, y0 + 1);
-      const ax = fx - x0, ay = fy - y0;
-      const b00 = y0 * bw + x0, b01 = y0 * bw + x1, b10 = y1 * bw + x0, b11 = y1 * bw + x1;
-      const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
-      const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
-      const t = normAngle(0.5 * Math.atan2(s, c));
-      obin[y * w + x] = Math.round((t / Math.PI) * NA) % NA;
-      ofield[y * w + x] = t;
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      pbin[y * w + x] = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
-    }
+    const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
+    const y0 = Math.floor(fy);
+    iy0[y] = y0; iy1[y] = Math.min(bh - 1, y0 + 1); iay[y] = fy - y0;
   }
   const along = alongKernels(pw);
   const pass1 = new Float32Array(pw * ph);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      if (!mask[b]) continue;
-      const k = along[obin[y * w + x] as number] as Kernel;
-      const base = (y + P) * pw + x + P;
-      let s = 0;
-      for (let j = 0; j < k.off.length; j++) s += (padded[base + (k.off[j] as number)] as number) * (k.wt[j] as number);
-      pass1[base] = s;
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      if (!mask[by * bw + bx]) continue;
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        const ay = iay[y] as number, r0 = (iy0[y] as number) * bw, r1 = (iy1[y] as number) * bw;
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const ax = iax[x] as number;
+          const b00 = r0 + (ix0[x] as number), b01 = r0 + (ix1[x] as number), b10 = r1 + (ix0[x] as number), b11 = r1 + (ix1[x] as number);
+          const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
+          const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
+          // normAngle of a half angle in [−π/2, π/2]: the remainder by 2π is the angle itself.
+          const a = 0.5 * Math.atan2(s, c);
+          const t = a < 0 ? a + TWO_PI : a;
+          const o = Math.round((t / Math.PI) * NA) % NA;
+          obin[y * w + x] = o;
+          ofield[y * w + x] = t;
+          const k = along[o] as Kernel;
+          const off = k.off, wt = k.wt;
+          const base = (y + P) * pw + x + P;
+          let sum = 0;
+          for (let j = 0; j < off.length; j++) sum += (padded[base + (off[j] as number)] as number) * (wt[j] as number);
+          pass1[base] = sum;
+        }
+      }
     }
   }
+  const across = acrossKernels(pw);
   const bin = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      const b = by * bw + bx;
       if (!mask[b]) continue;
-      const k = acrossKernel(pw, obin[y * w + x] as number, pbin[y * w + x] as number);
-      const base = (y + P) * pw + x + P;
-      let s = 0;
-      for (let j = 0; j < k.off.length; j++) s += (pass1[base + (k.off[j] as number)] as number) * (k.wt[j] as number);
-      bin[y * w + x] = s > 0 ? 1 : 0;
+      const period = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const o = obin[y * w + x] as number;
+          const k = across[o * 16 + period] ?? (across[o * 16 + period] = acrossKernel(pw, o, period));
+          const off = k.off, wt = k.wt;
+          const base = (y + P) * pw + x + P;
+          let s = 0;
+          for (let j = 0; j < off.length; j++) s += (pass1[base + (off[j] as number)] as number) * (wt[j] as number);
+          bin[y * w + x] = s > 0 ? 1 : 0;
+        }
+      }
     }
   }
 
@@ -642,12 +665,22 @@ function alongKernels(pw: number): Kernel[] {
   return ks;
 }
 
-const acrossCache = new Map<string, Kernel>();
-/** Even Gabor profile across the ridge (frequency 1/period, σ = 0.5 period), zero mean. */
-function acrossKernel(pw: number, o: number, period: number): Kernel {
-  const key = `${pw}:${o}:${period}`;
-  const hit = acrossCache.get(key);
+const acrossCache = new Map<number, Array<Kernel | undefined>>();
+/**
+ * The across-ridge kernels for a row stride `pw`, indexed by orientation × 16 + period (px, 5-15), filled
+ * on first use by {@link acrossKernel}.
+ */
+function acrossKernels(pw: number): Array<Kernel | undefined> {
+  const hit = acrossCache.get(pw);
   if (hit) return hit;
+  const ks = new Array<Kernel | undefined>(NA * 16).fill(undefined);
+  if (acrossCache.size > 16) acrossCache.clear();
+  acrossCache.set(pw, ks);
+  return ks;
+}
+
+/** Even Gabor profile across the ridge (frequency 1/period, σ = SIG_ACROSS × period), zero mean. */
+function acrossKernel(pw: number, o: number, period: number): Kernel {
   const t = (o / NA) * Math.PI;
   const nc = -Math.sin(t), ns = Math.cos(t);
   const sigma = SIG_ACROSS * period;
@@ -658,10 +691,7 @@ function acrossKernel(pw: number, o: number, period: number): Kernel {
     wt.push(Math.exp(-(k * k) / (2 * sigma * sigma)) * Math.cos((2 * Math.PI * k) / period));
   }
   const mean = wt.reduce((a, b) => a + b, 0) / wt.length;
-  const kern = { off: Int32Array.from(off), wt: Float32Array.from(wt.map((v) => v - mean)) };
-  if (acrossCache.size > 4096) acrossCache.clear();
-  acrossCache.set(key, kern);
-  return kern;
+  return { off: Int32Array.from(off), wt: Float32Array.from(wt.map((v) => v - mean)) };
 }
 
 /** Zhang-Suen thinning (CACM 27(3) 1984) of a binary image; returns the one-pixel-wide skeleton. */
