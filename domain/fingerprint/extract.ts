@@ -192,8 +192,7 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
 
   // 3. Ridge period per block, measured on the enhancement's normalisation; the coverage statistic that
   // refuses non-fingerprints (models/fingerprint/jobs.ts) is measured on the 3×3-block one it was set on.
-  const { period, periods, fgBlocks } = ridgePeriods(normE, w, h, bw, bh, mask, vcos, vsin);
-  const coverage = ridgePeriods(norm, w, h, bw, bh, mask, vcos, vsin).periods.length;
+  const { period, periods, fgBlocks, count2: coverage } = ridgePeriods(normE, norm, w, h, bw, bh, mask, vcos, vsin);
   periods.sort((a, b) => a - b);
   const medianPeriod = periods.length ? (periods[periods.length >> 1] as number) : 9;
   // Fill and smooth: mean of measured periods over 5×5 blocks, else the median.
@@ -462,14 +461,17 @@ function angDiff(a: number, b: number): number {
 
 /**
  * Ridge period (px) per foreground block by the x-signature of Hong, Wan and Jain 1998 on a 32 × 16 px window
- * across and along the ridge (0 where none is found, or outside 4-16 px), from the normalised image `norm`.
+ * across and along the ridge (0 where none is found, or outside 4-16 px), from the normalised image `norm`;
+ * `count` is the number of blocks where a period is found on a second normalised image `norm2` (sampled at
+ * the same points in the same pass).
  */
-function ridgePeriods(norm: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array): { period: Float32Array; periods: number[]; fgBlocks: number } {
+function ridgePeriods(norm: Float32Array, norm2: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array): { period: Float32Array; periods: number[]; fgBlocks: number; count2: number } {
   const nb = bw * bh;
   const period = new Float32Array(nb);
   const periods: number[] = [];
-  let fgBlocks = 0;
+  let fgBlocks = 0, count2 = 0;
   const sig = new Float32Array(32);
+  const sig2 = new Float32Array(32);
   for (let by = 0; by < bh; by++) {
     for (let bx = 0; bx < bw; bx++) {
       const b = by * bw + bx;
@@ -480,32 +482,44 @@ function ridgePeriods(norm: Float32Array, w: number, h: number, bw: number, bh: 
       const nc = -rs, ns = rc; // across
       const cx = bx * BLOCK + BLOCK / 2, cy = by * BLOCK + BLOCK / 2;
       for (let k = 0; k < 32; k++) {
-        let s = 0;
+        let s = 0, s2 = 0;
         let n = 0;
         for (let t2 = -8; t2 < 8; t2++) {
           const x = Math.round(cx + (k - 16) * nc + t2 * rc);
           const y = Math.round(cy + (k - 16) * ns + t2 * rs);
           if (x < 0 || y < 0 || x >= w || y >= h) continue;
           s += norm[y * w + x] as number;
+          s2 += norm2[y * w + x] as number;
           n++;
         }
         sig[k] = n ? s / n : 0;
+        sig2[k] = n ? s2 / n : 0;
       }
-      const peaks: number[] = [];
-      for (let k = 1; k < 31; k++) {
-        const v = sig[k] as number;
-        if (v > (sig[k - 1] as number) && v >= (sig[k + 1] as number) && v > 0.1) peaks.push(k);
+      const p = signaturePeriod(sig);
+      if (p > 0) {
+        period[b] = p;
+        periods.push(p);
       }
-      if (peaks.length >= 2) {
-        const p = ((peaks[peaks.length - 1] as number) - (peaks[0] as number)) / (peaks.length - 1);
-        if (p >= 4 && p <= 16) {
-          period[b] = p;
-          periods.push(p);
-        }
-      }
+      if (signaturePeriod(sig2) > 0) count2++;
     }
   }
-  return { period, periods, fgBlocks };
+  return { period, periods, fgBlocks, count2 };
+}
+
+/** The mean distance between the first and last peaks (above 0.1) of an x-signature, if 4-16 px, else 0. */
+function signaturePeriod(sig: Float32Array): number {
+  let first = -1, last = -1, peaks = 0;
+  for (let k = 1; k < 31; k++) {
+    const v = sig[k] as number;
+    if (v > (sig[k - 1] as number) && v >= (sig[k + 1] as number) && v > 0.1) {
+      if (first < 0) first = k;
+      last = k;
+      peaks++;
+    }
+  }
+  if (peaks < 2) return 0;
+  const p = (last - first) / (peaks - 1);
+  return p >= 4 && p <= 16 ? p : 0;
 }
 
 /**
@@ -516,13 +530,14 @@ function normalise(f: Float32Array, w: number, h: number, bw: number, bh: number
   const mS = boxBlocks(div(bsum, bcnt), bw, bh, r);
   const sqS = boxBlocks(div(bsq, bcnt), bw, bh, r);
   const norm = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    const by = (y / BLOCK) | 0;
-    for (let x = 0; x < w; x++) {
-      const b = by * bw + ((x / BLOCK) | 0);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      const b = by * bw + bx;
+      if (!mask[b]) continue;
       const m = mS[b] as number;
       const sd = Math.sqrt(Math.max(1, (sqS[b] as number) - m * m));
-      norm[y * w + x] = mask[b] ? (m - (f[y * w + x] as number)) / sd : 0; // ridges positive
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) for (let x = bx * BLOCK; x < xe; x++) norm[y * w + x] = (m - (f[y * w + x] as number)) / sd; // ridges positive
     }
   }
   return norm;
