@@ -715,15 +715,20 @@ function thin(src: Uint8Array, w: number, h: number): Uint8Array {
   // Clear the image border so neighbourhoods never leave the image.
   for (let x = 0; x < w; x++) { a[x] = 0; a[(h - 1) * w + x] = 0; }
   for (let y = 0; y < h; y++) { a[y * w] = 0; a[y * w + w - 1] = 0; }
-  let list: number[] = [];
-  for (let i = 0; i < a.length; i++) if (a[i]) list.push(i);
-  const del: number[] = [];
+  // The set pixels (compacted after each iteration) and the deletions of a sub-iteration, as typed lists.
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]) n++;
+  const list = new Int32Array(n);
+  n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]) list[n++] = i;
+  const del = new Int32Array(n);
   let changed = true;
   while (changed) {
     changed = false;
     for (let step = 0; step < 2; step++) {
-      del.length = 0;
-      for (const i of list) {
+      let nd = 0;
+      for (let li = 0; li < n; li++) {
+        const i = list[li] as number;
         if (!a[i]) continue;
         const p2 = a[i - w] as number, p3 = a[i - w + 1] as number, p4 = a[i + 1] as number, p5 = a[i + w + 1] as number;
         const p6 = a[i + w] as number, p7 = a[i + w - 1] as number, p8 = a[i - 1] as number, p9 = a[i - w - 1] as number;
@@ -731,12 +736,14 @@ function thin(src: Uint8Array, w: number, h: number): Uint8Array {
         if (B < 2 || B > 6) continue;
         const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6)) + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
         if (A !== 1) continue;
-        if (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) del.push(i);
+        if (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) del[nd++] = i;
       }
-      for (const i of del) a[i] = 0;
-      if (del.length) changed = true;
+      for (let d = 0; d < nd; d++) a[del[d] as number] = 0;
+      if (nd) changed = true;
     }
-    list = list.filter((i) => a[i]);
+    let m = 0;
+    for (let li = 0; li < n; li++) if (a[list[li] as number]) list[m++] = list[li] as number;
+    n = m;
   }
   return a;
 }
@@ -757,7 +764,7 @@ function removeStaircases(s: Uint8Array, w: number, h: number): void {
       let n = 0, bits = 0;
       for (let k = 0; k < 8; k++) if (s[i + (NB_DY[k] as number) * w + (NB_DX[k] as number)]) { n++; bits |= 1 << k; }
       if (n < 2) continue;
-      if (ringComponents(bits) === 1) s[i] = 0;
+      if (RING_COMPONENTS[bits] === 1) s[i] = 0;
     }
   }
 }
@@ -783,6 +790,8 @@ function ringComponents(bits: number): number {
 
 const NB_DX = [0, 1, 1, 1, 0, -1, -1, -1];
 const NB_DY = [-1, -1, 0, 1, 1, 1, 0, -1];
+/** {@link ringComponents} of each of the 256 rings. */
+const RING_COMPONENTS = Uint8Array.from({ length: 256 }, (_, bits) => ringComponents(bits));
 
 function crossingNumber(s: Uint8Array, i: number, w: number): number {
   let cn = 0;
@@ -852,22 +861,22 @@ function isAdjacent(j: number, origin: number, w: number, check: boolean): boole
 /** Flips every 4-connected component of pixels equal to `v` smaller than `min` pixels to the other value. */
 function dropSmall(a: Uint8Array, w: number, h: number, v: number, min: number): void {
   const seen = new Uint8Array(a.length);
-  const stack: number[] = [];
-  const comp: number[] = [];
+  const stack = new Int32Array(a.length);
+  const comp = new Int32Array(a.length);
   for (let i = 0; i < a.length; i++) {
     if (seen[i] || a[i] !== v) continue;
-    comp.length = 0;
-    stack.push(i);
+    let nc = 0, ns = 0;
+    stack[ns++] = i;
     seen[i] = 1;
-    while (stack.length) {
-      const j = stack.pop() as number;
-      comp.push(j);
-      const x = j % w, y = (j / w) | 0;
-      if (x > 0 && !seen[j - 1] && a[j - 1] === v) { seen[j - 1] = 1; stack.push(j - 1); }
-      if (x < w - 1 && !seen[j + 1] && a[j + 1] === v) { seen[j + 1] = 1; stack.push(j + 1); }
-      if (y > 0 && !seen[j - w] && a[j - w] === v) { seen[j - w] = 1; stack.push(j - w); }
-      if (y < h - 1 && !seen[j + w] && a[j + w] === v) { seen[j + w] = 1; stack.push(j + w); }
+    while (ns) {
+      const j = stack[--ns] as number;
+      comp[nc++] = j;
+      const y = (j / w) | 0, x = j - y * w;
+      if (x > 0 && !seen[j - 1] && a[j - 1] === v) { seen[j - 1] = 1; stack[ns++] = j - 1; }
+      if (x < w - 1 && !seen[j + 1] && a[j + 1] === v) { seen[j + 1] = 1; stack[ns++] = j + 1; }
+      if (y > 0 && !seen[j - w] && a[j - w] === v) { seen[j - w] = 1; stack[ns++] = j - w; }
+      if (y < h - 1 && !seen[j + w] && a[j + w] === v) { seen[j + w] = 1; stack[ns++] = j + w; }
     }
-    if (comp.length <= min) for (const j of comp) a[j] = 1 - v;
+    if (nc <= min) for (let c = 0; c < nc; c++) a[comp[c] as number] = 1 - v;
   }
 }
