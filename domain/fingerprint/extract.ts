@@ -114,51 +114,10 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   const bw = Math.ceil(w / BLOCK);
   const bh = Math.ceil(h / BLOCK);
   const nb = bw * bh;
-  const f = new Float32Array(w * h);
-  let gsum = 0;
-  let gsq = 0;
-  for (let i = 0; i < w * h; i++) {
-    const v = img.data[i] as number;
-    f[i] = v;
-    gsum += v;
-    gsq += v * v;
-  }
-  const gmean = gsum / (w * h);
-  const contrast = Math.sqrt(Math.max(0, gsq / (w * h) - gmean * gmean));
+  const { f, contrast } = toFloat(img);
 
   // 1. Gradients and block sums.
-  const bxx = new Float32Array(nb);
-  const bxy = new Float32Array(nb);
-  const bee = new Float32Array(nb);
-  const bsum = new Float32Array(nb);
-  const bsq = new Float32Array(nb);
-  const bcnt = new Float32Array(nb);
-  for (let y = 0; y < h; y++) {
-    const by = (y / BLOCK) | 0;
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      const b = by * bw + ((x / BLOCK) | 0);
-      const v = f[i] as number;
-      bsum[b]! += v;
-      bsq[b]! += v * v;
-      bcnt[b]! += 1;
-      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) continue;
-      const a = f[i - w - 1] as number, bb = f[i - w] as number, c = f[i - w + 1] as number;
-      const d = f[i - 1] as number, e = f[i + 1] as number;
-      const g = f[i + w - 1] as number, hh = f[i + w] as number, k = f[i + w + 1] as number;
-      const gx = c + 2 * e + k - a - 2 * d - g;
-      const gy = g + 2 * hh + k - a - 2 * bb - c;
-      bxx[b]! += gx * gx - gy * gy;
-      bxy[b]! += 2 * gx * gy;
-      bee[b]! += gx * gx + gy * gy;
-    }
-  }
-  for (let b = 0; b < nb; b++) {
-    const n = bcnt[b] as number;
-    bee[b] = (bee[b] as number) / n;
-    bxx[b] = (bxx[b] as number) / n;
-    bxy[b] = (bxy[b] as number) / n;
-  }
+  const { bxx, bxy, bee, bsum, bsq, bcnt } = blockGradients(f, w, h, bw, nb);
   // Smoothed fields.
   const sxx = boxBlocks(bxx, bw, bh, ORI_R);
   const sxy = boxBlocks(bxy, bw, bh, ORI_R);
@@ -196,94 +155,11 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   periods.sort((a, b) => a - b);
   const medianPeriod = periods.length ? (periods[periods.length >> 1] as number) : 9;
   // Fill and smooth: mean of measured periods over 5×5 blocks, else the median.
-  const pSmooth = new Float32Array(nb);
-  for (let by = 0; by < bh; by++) {
-    for (let bx = 0; bx < bw; bx++) {
-      let s = 0, n = 0;
-      for (let dy = -2; dy <= 2; dy++) {
-        for (let dx = -2; dx <= 2; dx++) {
-          const x = bx + dx, y = by + dy;
-          if (x < 0 || y < 0 || x >= bw || y >= bh) continue;
-          const p = period[y * bw + x] as number;
-          if (p > 0) { s += p; n++; }
-        }
-      }
-      pSmooth[by * bw + bx] = n >= 3 ? s / n : medianPeriod;
-    }
-  }
+  const pSmooth = smoothPeriods(period, bw, bh, medianPeriod);
 
   // 4. Enhancement: oriented Gaussian along the ridge, then Gabor profile across it. Only the pixels of
   // foreground blocks are filtered (the rest stay 0), block by block.
-  const P = 10;
-  const pw = w + 2 * P, ph = h + 2 * P;
-  const padded = new Float32Array(pw * ph);
-  for (let y = 0; y < h; y++) padded.set(normE.subarray(y * w, y * w + w), (y + P) * pw + P);
-  const obin = new Uint8Array(w * h);
-  const ofield = new Float32Array(w * h);
-  // Bilinear interpolation of the doubled-angle field between block centres: the cells and weights of
-  // each column and row.
-  const ix0 = new Int32Array(w), ix1 = new Int32Array(w), iax = new Float64Array(w);
-  for (let x = 0; x < w; x++) {
-    const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
-    const x0 = Math.floor(fx);
-    ix0[x] = x0; ix1[x] = Math.min(bw - 1, x0 + 1); iax[x] = fx - x0;
-  }
-  const iy0 = new Int32Array(h), iy1 = new Int32Array(h), iay = new Float64Array(h);
-  for (let y = 0; y < h; y++) {
-    const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
-    const y0 = Math.floor(fy);
-    iy0[y] = y0; iy1[y] = Math.min(bh - 1, y0 + 1); iay[y] = fy - y0;
-  }
-  const along = alongKernels(pw);
-  const pass1 = new Float32Array(pw * ph);
-  for (let by = 0; by < bh; by++) {
-    for (let bx = 0; bx < bw; bx++) {
-      if (!mask[by * bw + bx]) continue;
-      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
-      for (let y = by * BLOCK; y < ye; y++) {
-        const ay = iay[y] as number, r0 = (iy0[y] as number) * bw, r1 = (iy1[y] as number) * bw;
-        for (let x = bx * BLOCK; x < xe; x++) {
-          const ax = iax[x] as number;
-          const b00 = r0 + (ix0[x] as number), b01 = r0 + (ix1[x] as number), b10 = r1 + (ix0[x] as number), b11 = r1 + (ix1[x] as number);
-          const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
-          const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
-          // normAngle of a half angle in [−π/2, π/2]: the remainder by 2π is the angle itself.
-          const a = 0.5 * Math.atan2(s, c);
-          const t = a < 0 ? a + TWO_PI : a;
-          const o = Math.round((t / Math.PI) * NA) % NA;
-          obin[y * w + x] = o;
-          ofield[y * w + x] = t;
-          const k = along[o] as Kernel;
-          const off = k.off, wt = k.wt;
-          const base = (y + P) * pw + x + P;
-          let sum = 0;
-          for (let j = 0; j < off.length; j++) sum += (padded[base + (off[j] as number)] as number) * (wt[j] as number);
-          pass1[base] = sum;
-        }
-      }
-    }
-  }
-  const across = acrossKernels(pw);
-  const bin = new Uint8Array(w * h);
-  for (let by = 0; by < bh; by++) {
-    for (let bx = 0; bx < bw; bx++) {
-      const b = by * bw + bx;
-      if (!mask[b]) continue;
-      const period = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
-      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
-      for (let y = by * BLOCK; y < ye; y++) {
-        for (let x = bx * BLOCK; x < xe; x++) {
-          const o = obin[y * w + x] as number;
-          const k = across[o * 16 + period] ?? (across[o * 16 + period] = acrossKernel(pw, o, period));
-          const off = k.off, wt = k.wt;
-          const base = (y + P) * pw + x + P;
-          let s = 0;
-          for (let j = 0; j < off.length; j++) s += (pass1[base + (off[j] as number)] as number) * (wt[j] as number);
-          bin[y * w + x] = s > 0 ? 1 : 0;
-        }
-      }
-    }
-  }
+  const { bin, ofield } = enhance(normE, w, h, bw, bh, mask, vcos, vsin, pSmooth);
 
   // 5. Thinning, after removing specks and filling pores (small components of either colour).
   { dropSmall(bin, w, h, 1, SPECK); dropSmall(bin, w, h, 0, SPECK); }
@@ -292,18 +168,7 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh });
 
   // 6. Minutiae by crossing number, away from the image edge.
-  const cands: Cand[] = [];
-  for (let y = 2; y < h - 2; y++) {
-    for (let x = 2; x < w - 2; x++) {
-      const i = y * w + x;
-      if (!skel[i]) continue;
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      if ((bdist[b] as number) < BORDER) continue;
-      if ((bdist[b] as number) < BORDER + 1 && (coh[b] as number) < BORDER_COH) continue;
-      const cn = crossingNumber(skel, i, w);
-      if (cn === 1 || cn === 3) cands.push({ x, y, i, type: cn === 1 ? 'ending' : 'bifurcation', angle: 0, keep: true, q: 0 });
-    }
-  }
+  const cands = crossingCandidates(skel, w, h, bw, bdist, coh);
   const isMin = new Int32Array(w * h).fill(-1);
   cands.forEach((c, k) => (isMin[c.i] = k));
 
@@ -396,6 +261,184 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   const foregroundPixels = fgBlocks * BLOCK * BLOCK;
   const stats: ExtractionStats = { foregroundPixels, meanCoherence, ridgePeriod: medianPeriod, periodCoverage: fgBlocks ? coverage / fgBlocks : 0, contrast };
   return { template: { width: w, height: h, minutiae, quality: qualityScore(stats, minutiae.length) }, stats };
+}
+
+// The per-pixel passes of extractMinutiae, each in its own function so that V8 optimises each small hot loop
+// on its own (as one function, the first extractions ran several times slower: every optimised entry into
+// the long function met code without type feedback further down and was thrown away).
+
+/** The image as floats, and the standard deviation of its grey levels. */
+function toFloat(img: GrayImage): { f: Float32Array; contrast: number } {
+  const { width: w, height: h } = img;
+  const f = new Float32Array(w * h);
+  let gsum = 0;
+  let gsq = 0;
+  for (let i = 0; i < w * h; i++) {
+    const v = img.data[i] as number;
+    f[i] = v;
+    gsum += v;
+    gsq += v * v;
+  }
+  const gmean = gsum / (w * h);
+  const contrast = Math.sqrt(Math.max(0, gsq / (w * h) - gmean * gmean));
+  return { f, contrast };
+}
+
+/**
+ * Per block: the sums of grey levels and of their squares and the pixel count, and the means of the Sobel
+ * gradient's doubled-angle moments (gx² − gy², 2 gx gy) and energy (gx² + gy²).
+ */
+function blockGradients(f: Float32Array, w: number, h: number, bw: number, nb: number): { bxx: Float32Array; bxy: Float32Array; bee: Float32Array; bsum: Float32Array; bsq: Float32Array; bcnt: Float32Array } {
+  const bxx = new Float32Array(nb);
+  const bxy = new Float32Array(nb);
+  const bee = new Float32Array(nb);
+  const bsum = new Float32Array(nb);
+  const bsq = new Float32Array(nb);
+  const bcnt = new Float32Array(nb);
+  for (let y = 0; y < h; y++) {
+    const by = (y / BLOCK) | 0;
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      const b = by * bw + ((x / BLOCK) | 0);
+      const v = f[i] as number;
+      bsum[b]! += v;
+      bsq[b]! += v * v;
+      bcnt[b]! += 1;
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) continue;
+      const a = f[i - w - 1] as number, bb = f[i - w] as number, c = f[i - w + 1] as number;
+      const d = f[i - 1] as number, e = f[i + 1] as number;
+      const g = f[i + w - 1] as number, hh = f[i + w] as number, k = f[i + w + 1] as number;
+      const gx = c + 2 * e + k - a - 2 * d - g;
+      const gy = g + 2 * hh + k - a - 2 * bb - c;
+      bxx[b]! += gx * gx - gy * gy;
+      bxy[b]! += 2 * gx * gy;
+      bee[b]! += gx * gx + gy * gy;
+    }
+  }
+  for (let b = 0; b < nb; b++) {
+    const n = bcnt[b] as number;
+    bee[b] = (bee[b] as number) / n;
+    bxx[b] = (bxx[b] as number) / n;
+    bxy[b] = (bxy[b] as number) / n;
+  }
+  return { bxx, bxy, bee, bsum, bsq, bcnt };
+}
+
+/** Ridge periods filled and smoothed: mean of the measured periods over 5×5 blocks (at least 3), else `medianPeriod`. */
+function smoothPeriods(period: Float32Array, bw: number, bh: number, medianPeriod: number): Float32Array {
+  const nb = bw * bh;
+  const pSmooth = new Float32Array(nb);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      let s = 0, n = 0;
+      for (let dy = -2; dy <= 2; dy++) {
+        for (let dx = -2; dx <= 2; dx++) {
+          const x = bx + dx, y = by + dy;
+          if (x < 0 || y < 0 || x >= bw || y >= bh) continue;
+          const p = period[y * bw + x] as number;
+          if (p > 0) { s += p; n++; }
+        }
+      }
+      pSmooth[by * bw + bx] = n >= 3 ? s / n : medianPeriod;
+    }
+  }
+  return pSmooth;
+}
+
+/**
+ * Oriented Gaussian along the ridge, then Gabor profile across it, on the foreground blocks of the normalised
+ * image; returns the binarised result (1 = ridge) and the interpolated ridge orientation (radians, [0, π/2] or
+ * [3π/2, 2π), valid on foreground blocks).
+ */
+function enhance(normE: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array, pSmooth: Float32Array): { bin: Uint8Array; ofield: Float32Array } {
+  const P = 10;
+  const pw = w + 2 * P, ph = h + 2 * P;
+  const padded = new Float32Array(pw * ph);
+  for (let y = 0; y < h; y++) padded.set(normE.subarray(y * w, y * w + w), (y + P) * pw + P);
+  const obin = new Uint8Array(w * h);
+  const ofield = new Float32Array(w * h);
+  // Bilinear interpolation of the doubled-angle field between block centres: the cells and weights of
+  // each column and row.
+  const ix0 = new Int32Array(w), ix1 = new Int32Array(w), iax = new Float64Array(w);
+  for (let x = 0; x < w; x++) {
+    const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
+    const x0 = Math.floor(fx);
+    ix0[x] = x0; ix1[x] = Math.min(bw - 1, x0 + 1); iax[x] = fx - x0;
+  }
+  const iy0 = new Int32Array(h), iy1 = new Int32Array(h), iay = new Float64Array(h);
+  for (let y = 0; y < h; y++) {
+    const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
+    const y0 = Math.floor(fy);
+    iy0[y] = y0; iy1[y] = Math.min(bh - 1, y0 + 1); iay[y] = fy - y0;
+  }
+  const along = alongKernels(pw);
+  const pass1 = new Float32Array(pw * ph);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      if (!mask[by * bw + bx]) continue;
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        const ay = iay[y] as number, r0 = (iy0[y] as number) * bw, r1 = (iy1[y] as number) * bw;
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const ax = iax[x] as number;
+          const b00 = r0 + (ix0[x] as number), b01 = r0 + (ix1[x] as number), b10 = r1 + (ix0[x] as number), b11 = r1 + (ix1[x] as number);
+          const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
+          const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
+          // normAngle of a half angle in [−π/2, π/2]: the remainder by 2π is the angle itself.
+          const a = 0.5 * Math.atan2(s, c);
+          const t = a < 0 ? a + TWO_PI : a;
+          const o = Math.round((t / Math.PI) * NA) % NA;
+          obin[y * w + x] = o;
+          ofield[y * w + x] = t;
+          const k = along[o] as Kernel;
+          const off = k.off, wt = k.wt;
+          const base = (y + P) * pw + x + P;
+          let sum = 0;
+          for (let j = 0; j < off.length; j++) sum += (padded[base + (off[j] as number)] as number) * (wt[j] as number);
+          pass1[base] = sum;
+        }
+      }
+    }
+  }
+  const across = acrossKernels(pw);
+  const bin = new Uint8Array(w * h);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      const b = by * bw + bx;
+      if (!mask[b]) continue;
+      const period = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const o = obin[y * w + x] as number;
+          const k = across[o * 16 + period] ?? (across[o * 16 + period] = acrossKernel(pw, o, period));
+          const off = k.off, wt = k.wt;
+          const base = (y + P) * pw + x + P;
+          let s = 0;
+          for (let j = 0; j < off.length; j++) s += (pass1[base + (off[j] as number)] as number) * (wt[j] as number);
+          bin[y * w + x] = s > 0 ? 1 : 0;
+        }
+      }
+    }
+  }
+  return { bin, ofield };
+}
+
+/** Skeleton pixels with crossing number 1 (ending) or 3 (bifurcation), at least BORDER blocks inside the print. */
+function crossingCandidates(skel: Uint8Array, w: number, h: number, bw: number, bdist: Float32Array, coh: Float32Array): Cand[] {
+  const cands: Cand[] = [];
+  for (let y = 2; y < h - 2; y++) {
+    for (let x = 2; x < w - 2; x++) {
+      const i = y * w + x;
+      if (!skel[i]) continue;
+      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
+      if ((bdist[b] as number) < BORDER) continue;
+      if ((bdist[b] as number) < BORDER + 1 && (coh[b] as number) < BORDER_COH) continue;
+      const cn = crossingNumber(skel, i, w);
+      if (cn === 1 || cn === 3) cands.push({ x, y, i, type: cn === 1 ? 'ending' : 'bifurcation', angle: 0, keep: true, q: 0 });
+    }
+  }
+  return cands;
 }
 
 /** Most minutiae kept per template (best quality first); FVC prints carry 20-60. */
