@@ -752,6 +752,21 @@ function acrossKernel(pw: number, o: number, period: number): Kernel {
   return { off: Int32Array.from(off), wt: Float32Array.from(wt.map((v) => v - mean)) };
 }
 
+/**
+ * Zhang and Suen's deletion test for each 3×3 neighbourhood, per sub-iteration: bit k − 2 of the index is
+ * neighbour p_k (p2 north, then clockwise to p9 north-west). A pixel is deleted when it has 2-6 neighbours,
+ * exactly one 0→1 transition around them, and p2·p4·p6 = p4·p6·p8 = 0 (first sub-iteration) or
+ * p2·p4·p8 = p2·p6·p8 = 0 (second).
+ */
+const ZS_DELETE = [0, 1].map((step) => Uint8Array.from({ length: 256 }, (_, bits) => {
+  const [p2, p3, p4, p5, p6, p7, p8, p9] = Array.from({ length: 8 }, (_, k) => (bits >> k) & 1) as [number, number, number, number, number, number, number, number];
+  const B = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
+  if (B < 2 || B > 6) return 0;
+  const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6)) + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
+  if (A !== 1) return 0;
+  return (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) ? 1 : 0;
+})) as [Uint8Array, Uint8Array];
+
 /** Zhang-Suen thinning (CACM 27(3) 1984) of a binary image; returns the one-pixel-wide skeleton. */
 function thin(src: Uint8Array, w: number, h: number): Uint8Array {
   const a = new Uint8Array(src);
@@ -770,16 +785,13 @@ function thin(src: Uint8Array, w: number, h: number): Uint8Array {
     changed = false;
     for (let step = 0; step < 2; step++) {
       let nd = 0;
+      const table = step === 0 ? ZS_DELETE[0] : ZS_DELETE[1];
       for (let li = 0; li < n; li++) {
         const i = list[li] as number;
         if (!a[i]) continue;
-        const p2 = a[i - w] as number, p3 = a[i - w + 1] as number, p4 = a[i + 1] as number, p5 = a[i + w + 1] as number;
-        const p6 = a[i + w] as number, p7 = a[i + w - 1] as number, p8 = a[i - 1] as number, p9 = a[i - w - 1] as number;
-        const B = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
-        if (B < 2 || B > 6) continue;
-        const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6)) + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
-        if (A !== 1) continue;
-        if (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) del[nd++] = i;
+        const bits = (a[i - w] as number) | ((a[i - w + 1] as number) << 1) | ((a[i + 1] as number) << 2) | ((a[i + w + 1] as number) << 3)
+          | ((a[i + w] as number) << 4) | ((a[i + w - 1] as number) << 5) | ((a[i - 1] as number) << 6) | ((a[i - w - 1] as number) << 7);
+        if (table[bits]) del[nd++] = i;
       }
       for (let d = 0; d < nd; d++) a[del[d] as number] = 0;
       if (nd) changed = true;
@@ -903,23 +915,26 @@ function isAdjacent(j: number, origin: number, w: number, check: boolean): boole
 
 /** Flips every 4-connected component of pixels equal to `v` smaller than `min` pixels to the other value. */
 function dropSmall(a: Uint8Array, w: number, h: number, v: number, min: number): void {
-  const seen = new Uint8Array(a.length);
-  const stack = new Int32Array(a.length);
-  const comp = new Int32Array(a.length);
-  for (let i = 0; i < a.length; i++) {
-    if (seen[i] || a[i] !== v) continue;
+  // A copy framed by one pixel of value 2 (neither colour), so the fill needs no bounds checks.
+  const pw = w + 2;
+  const p = new Uint8Array(pw * (h + 2)).fill(2);
+  for (let y = 0; y < h; y++) p.set(a.subarray(y * w, y * w + w), (y + 1) * pw + 1);
+  const stack = new Int32Array(w * h);
+  const comp = new Int32Array(w * h);
+  for (let i0 = 0; i0 < a.length; i0++) {
+    const i = i0 + pw + 1 + 2 * ((i0 / w) | 0);
+    if (p[i] !== v) continue;
     let nc = 0, ns = 0;
     stack[ns++] = i;
-    seen[i] = 1;
+    p[i] = 3; // seen
     while (ns) {
       const j = stack[--ns] as number;
       comp[nc++] = j;
-      const y = (j / w) | 0, x = j - y * w;
-      if (x > 0 && !seen[j - 1] && a[j - 1] === v) { seen[j - 1] = 1; stack[ns++] = j - 1; }
-      if (x < w - 1 && !seen[j + 1] && a[j + 1] === v) { seen[j + 1] = 1; stack[ns++] = j + 1; }
-      if (y > 0 && !seen[j - w] && a[j - w] === v) { seen[j - w] = 1; stack[ns++] = j - w; }
-      if (y < h - 1 && !seen[j + w] && a[j + w] === v) { seen[j + w] = 1; stack[ns++] = j + w; }
+      if (p[j - 1] === v) { p[j - 1] = 3; stack[ns++] = j - 1; }
+      if (p[j + 1] === v) { p[j + 1] = 3; stack[ns++] = j + 1; }
+      if (p[j - pw] === v) { p[j - pw] = 3; stack[ns++] = j - pw; }
+      if (p[j + pw] === v) { p[j + pw] = 3; stack[ns++] = j + pw; }
     }
-    if (nc <= min) for (let c = 0; c < nc; c++) a[comp[c] as number] = 1 - v;
+    if (nc <= min) for (let c = 0; c < nc; c++) { const j = comp[c] as number; a[j - pw - 1 - 2 * (((j - pw) / pw) | 0)] = 1 - v; }
   }
 }
