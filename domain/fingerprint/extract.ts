@@ -26,6 +26,8 @@
  */
 import { normAngle, type FingerprintTemplate, type Minutia } from './template.ts';
 
+const TWO_PI = 2 * Math.PI;
+
 /** A greyscale image, row major, 0-255 (dark ridges on a light background). */
 export interface GrayImage {
   data: Uint8Array;
@@ -112,51 +114,10 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   const bw = Math.ceil(w / BLOCK);
   const bh = Math.ceil(h / BLOCK);
   const nb = bw * bh;
-  const f = new Float32Array(w * h);
-  let gsum = 0;
-  let gsq = 0;
-  for (let i = 0; i < w * h; i++) {
-    const v = img.data[i] as number;
-    f[i] = v;
-    gsum += v;
-    gsq += v * v;
-  }
-  const gmean = gsum / (w * h);
-  const contrast = Math.sqrt(Math.max(0, gsq / (w * h) - gmean * gmean));
+  const { f, contrast } = toFloat(img);
 
   // 1. Gradients and block sums.
-  const bxx = new Float32Array(nb);
-  const bxy = new Float32Array(nb);
-  const bee = new Float32Array(nb);
-  const bsum = new Float32Array(nb);
-  const bsq = new Float32Array(nb);
-  const bcnt = new Float32Array(nb);
-  for (let y = 0; y < h; y++) {
-    const by = (y / BLOCK) | 0;
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      const b = by * bw + ((x / BLOCK) | 0);
-      const v = f[i] as number;
-      bsum[b]! += v;
-      bsq[b]! += v * v;
-      bcnt[b]! += 1;
-      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) continue;
-      const a = f[i - w - 1] as number, bb = f[i - w] as number, c = f[i - w + 1] as number;
-      const d = f[i - 1] as number, e = f[i + 1] as number;
-      const g = f[i + w - 1] as number, hh = f[i + w] as number, k = f[i + w + 1] as number;
-      const gx = c + 2 * e + k - a - 2 * d - g;
-      const gy = g + 2 * hh + k - a - 2 * bb - c;
-      bxx[b]! += gx * gx - gy * gy;
-      bxy[b]! += 2 * gx * gy;
-      bee[b]! += gx * gx + gy * gy;
-    }
-  }
-  for (let b = 0; b < nb; b++) {
-    const n = bcnt[b] as number;
-    bee[b] = (bee[b] as number) / n;
-    bxx[b] = (bxx[b] as number) / n;
-    bxy[b] = (bxy[b] as number) / n;
-  }
+  const { bxx, bxy, bee, bsum, bsq, bcnt } = blockGradients(f, w, h, bw, nb);
   // Smoothed fields.
   const sxx = boxBlocks(bxx, bw, bh, ORI_R);
   const sxy = boxBlocks(bxy, bw, bh, ORI_R);
@@ -190,78 +151,15 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
 
   // 3. Ridge period per block, measured on the enhancement's normalisation; the coverage statistic that
   // refuses non-fingerprints (models/fingerprint/jobs.ts) is measured on the 3×3-block one it was set on.
-  const { period, periods, fgBlocks } = ridgePeriods(normE, w, h, bw, bh, mask, vcos, vsin);
-  const coverage = ridgePeriods(norm, w, h, bw, bh, mask, vcos, vsin).periods.length;
+  const { period, periods, fgBlocks, count2: coverage } = ridgePeriods(normE, norm, w, h, bw, bh, mask, vcos, vsin);
   periods.sort((a, b) => a - b);
   const medianPeriod = periods.length ? (periods[periods.length >> 1] as number) : 9;
   // Fill and smooth: mean of measured periods over 5×5 blocks, else the median.
-  const pSmooth = new Float32Array(nb);
-  for (let by = 0; by < bh; by++) {
-    for (let bx = 0; bx < bw; bx++) {
-      let s = 0, n = 0;
-      for (let dy = -2; dy <= 2; dy++) {
-        for (let dx = -2; dx <= 2; dx++) {
-          const x = bx + dx, y = by + dy;
-          if (x < 0 || y < 0 || x >= bw || y >= bh) continue;
-          const p = period[y * bw + x] as number;
-          if (p > 0) { s += p; n++; }
-        }
-      }
-      pSmooth[by * bw + bx] = n >= 3 ? s / n : medianPeriod;
-    }
-  }
+  const pSmooth = smoothPeriods(period, bw, bh, medianPeriod);
 
-  // 4. Enhancement: oriented Gaussian along the ridge, then Gabor profile across it.
-  const P = 10;
-  const pw = w + 2 * P, ph = h + 2 * P;
-  const padded = new Float32Array(pw * ph);
-  for (let y = 0; y < h; y++) padded.set(normE.subarray(y * w, y * w + w), (y + P) * pw + P);
-  const obin = new Uint8Array(w * h);
-  const ofield = new Float32Array(w * h);
-  const pbin = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      // Bilinear interpolation of the doubled-angle field between block centres.
-      const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
-      const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
-      const x0 = Math.floor(fx), y0 = Math.floor(fy);
-      const x1 = Math.min(bw - 1, x0 + 1), y1 = Math.min(bh - 1, y0 + 1);
-      const ax = fx - x0, ay = fy - y0;
-      const b00 = y0 * bw + x0, b01 = y0 * bw + x1, b10 = y1 * bw + x0, b11 = y1 * bw + x1;
-      const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
-      const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
-      const t = normAngle(0.5 * Math.atan2(s, c));
-      obin[y * w + x] = Math.round((t / Math.PI) * NA) % NA;
-      ofield[y * w + x] = t;
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      pbin[y * w + x] = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
-    }
-  }
-  const along = alongKernels(pw);
-  const pass1 = new Float32Array(pw * ph);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      if (!mask[b]) continue;
-      const k = along[obin[y * w + x] as number] as Kernel;
-      const base = (y + P) * pw + x + P;
-      let s = 0;
-      for (let j = 0; j < k.off.length; j++) s += (padded[base + (k.off[j] as number)] as number) * (k.wt[j] as number);
-      pass1[base] = s;
-    }
-  }
-  const bin = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      if (!mask[b]) continue;
-      const k = acrossKernel(pw, obin[y * w + x] as number, pbin[y * w + x] as number);
-      const base = (y + P) * pw + x + P;
-      let s = 0;
-      for (let j = 0; j < k.off.length; j++) s += (pass1[base + (k.off[j] as number)] as number) * (k.wt[j] as number);
-      bin[y * w + x] = s > 0 ? 1 : 0;
-    }
-  }
+  // 4. Enhancement: oriented Gaussian along the ridge, then Gabor profile across it. Only the pixels of
+  // foreground blocks are filtered (the rest stay 0), block by block.
+  const { bin, ofield } = enhance(normE, w, h, bw, bh, mask, vcos, vsin, pSmooth);
 
   // 5. Thinning, after removing specks and filling pores (small components of either colour).
   { dropSmall(bin, w, h, 1, SPECK); dropSmall(bin, w, h, 0, SPECK); }
@@ -270,18 +168,7 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh });
 
   // 6. Minutiae by crossing number, away from the image edge.
-  const cands: Cand[] = [];
-  for (let y = 2; y < h - 2; y++) {
-    for (let x = 2; x < w - 2; x++) {
-      const i = y * w + x;
-      if (!skel[i]) continue;
-      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
-      if ((bdist[b] as number) < BORDER) continue;
-      if ((bdist[b] as number) < BORDER + 1 && (coh[b] as number) < BORDER_COH) continue;
-      const cn = crossingNumber(skel, i, w);
-      if (cn === 1 || cn === 3) cands.push({ x, y, i, type: cn === 1 ? 'ending' : 'bifurcation', angle: 0, keep: true, q: 0 });
-    }
-  }
+  const cands = crossingCandidates(skel, w, h, bw, bdist, coh);
   const isMin = new Int32Array(w * h).fill(-1);
   cands.forEach((c, k) => (isMin[c.i] = k));
 
@@ -376,6 +263,184 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   return { template: { width: w, height: h, minutiae, quality: qualityScore(stats, minutiae.length) }, stats };
 }
 
+// The per-pixel passes of extractMinutiae, each in its own function so that V8 optimises each small hot loop
+// on its own (as one function, the first extractions ran several times slower: every optimised entry into
+// the long function met code without type feedback further down and was thrown away).
+
+/** The image as floats, and the standard deviation of its grey levels. */
+function toFloat(img: GrayImage): { f: Float32Array; contrast: number } {
+  const { width: w, height: h } = img;
+  const f = new Float32Array(w * h);
+  let gsum = 0;
+  let gsq = 0;
+  for (let i = 0; i < w * h; i++) {
+    const v = img.data[i] as number;
+    f[i] = v;
+    gsum += v;
+    gsq += v * v;
+  }
+  const gmean = gsum / (w * h);
+  const contrast = Math.sqrt(Math.max(0, gsq / (w * h) - gmean * gmean));
+  return { f, contrast };
+}
+
+/**
+ * Per block: the sums of grey levels and of their squares and the pixel count, and the means of the Sobel
+ * gradient's doubled-angle moments (gx² − gy², 2 gx gy) and energy (gx² + gy²).
+ */
+function blockGradients(f: Float32Array, w: number, h: number, bw: number, nb: number): { bxx: Float32Array; bxy: Float32Array; bee: Float32Array; bsum: Float32Array; bsq: Float32Array; bcnt: Float32Array } {
+  const bxx = new Float32Array(nb);
+  const bxy = new Float32Array(nb);
+  const bee = new Float32Array(nb);
+  const bsum = new Float32Array(nb);
+  const bsq = new Float32Array(nb);
+  const bcnt = new Float32Array(nb);
+  for (let y = 0; y < h; y++) {
+    const by = (y / BLOCK) | 0;
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      const b = by * bw + ((x / BLOCK) | 0);
+      const v = f[i] as number;
+      bsum[b]! += v;
+      bsq[b]! += v * v;
+      bcnt[b]! += 1;
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) continue;
+      const a = f[i - w - 1] as number, bb = f[i - w] as number, c = f[i - w + 1] as number;
+      const d = f[i - 1] as number, e = f[i + 1] as number;
+      const g = f[i + w - 1] as number, hh = f[i + w] as number, k = f[i + w + 1] as number;
+      const gx = c + 2 * e + k - a - 2 * d - g;
+      const gy = g + 2 * hh + k - a - 2 * bb - c;
+      bxx[b]! += gx * gx - gy * gy;
+      bxy[b]! += 2 * gx * gy;
+      bee[b]! += gx * gx + gy * gy;
+    }
+  }
+  for (let b = 0; b < nb; b++) {
+    const n = bcnt[b] as number;
+    bee[b] = (bee[b] as number) / n;
+    bxx[b] = (bxx[b] as number) / n;
+    bxy[b] = (bxy[b] as number) / n;
+  }
+  return { bxx, bxy, bee, bsum, bsq, bcnt };
+}
+
+/** Ridge periods filled and smoothed: mean of the measured periods over 5×5 blocks (at least 3), else `medianPeriod`. */
+function smoothPeriods(period: Float32Array, bw: number, bh: number, medianPeriod: number): Float32Array {
+  const nb = bw * bh;
+  const pSmooth = new Float32Array(nb);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      let s = 0, n = 0;
+      for (let dy = -2; dy <= 2; dy++) {
+        for (let dx = -2; dx <= 2; dx++) {
+          const x = bx + dx, y = by + dy;
+          if (x < 0 || y < 0 || x >= bw || y >= bh) continue;
+          const p = period[y * bw + x] as number;
+          if (p > 0) { s += p; n++; }
+        }
+      }
+      pSmooth[by * bw + bx] = n >= 3 ? s / n : medianPeriod;
+    }
+  }
+  return pSmooth;
+}
+
+/**
+ * Oriented Gaussian along the ridge, then Gabor profile across it, on the foreground blocks of the normalised
+ * image; returns the binarised result (1 = ridge) and the interpolated ridge orientation (radians, [0, π/2] or
+ * [3π/2, 2π), valid on foreground blocks).
+ */
+function enhance(normE: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array, pSmooth: Float32Array): { bin: Uint8Array; ofield: Float32Array } {
+  const P = 10;
+  const pw = w + 2 * P, ph = h + 2 * P;
+  const padded = new Float32Array(pw * ph);
+  for (let y = 0; y < h; y++) padded.set(normE.subarray(y * w, y * w + w), (y + P) * pw + P);
+  const obin = new Uint8Array(w * h);
+  const ofield = new Float32Array(w * h);
+  // Bilinear interpolation of the doubled-angle field between block centres: the cells and weights of
+  // each column and row.
+  const ix0 = new Int32Array(w), ix1 = new Int32Array(w), iax = new Float64Array(w);
+  for (let x = 0; x < w; x++) {
+    const fx = Math.min(bw - 1, Math.max(0, (x - BLOCK / 2) / BLOCK));
+    const x0 = Math.floor(fx);
+    ix0[x] = x0; ix1[x] = Math.min(bw - 1, x0 + 1); iax[x] = fx - x0;
+  }
+  const iy0 = new Int32Array(h), iy1 = new Int32Array(h), iay = new Float64Array(h);
+  for (let y = 0; y < h; y++) {
+    const fy = Math.min(bh - 1, Math.max(0, (y - BLOCK / 2) / BLOCK));
+    const y0 = Math.floor(fy);
+    iy0[y] = y0; iy1[y] = Math.min(bh - 1, y0 + 1); iay[y] = fy - y0;
+  }
+  const along = alongKernels(pw);
+  const alongOff = along.map((k) => k.off), alongWt = along.map((k) => Float64Array.from(k.wt));
+  const p = padded;
+  const pass1 = new Float32Array(pw * ph);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      if (!mask[by * bw + bx]) continue;
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        const ay = iay[y] as number, r0 = (iy0[y] as number) * bw, r1 = (iy1[y] as number) * bw;
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const ax = iax[x] as number;
+          const b00 = r0 + (ix0[x] as number), b01 = r0 + (ix1[x] as number), b10 = r1 + (ix0[x] as number), b11 = r1 + (ix1[x] as number);
+          const c = (1 - ay) * ((1 - ax) * (vcos[b00] as number) + ax * (vcos[b01] as number)) + ay * ((1 - ax) * (vcos[b10] as number) + ax * (vcos[b11] as number));
+          const s = (1 - ay) * ((1 - ax) * (vsin[b00] as number) + ax * (vsin[b01] as number)) + ay * ((1 - ax) * (vsin[b10] as number) + ax * (vsin[b11] as number));
+          // normAngle of a half angle in [−π/2, π/2]: the remainder by 2π is the angle itself.
+          const a = 0.5 * Math.atan2(s, c);
+          const t = a < 0 ? a + TWO_PI : a;
+          const o = Math.round((t / Math.PI) * NA) % NA;
+          obin[y * w + x] = o;
+          ofield[y * w + x] = t;
+          const ao = alongOff[o] as Int32Array, aw = alongWt[o] as Float64Array;
+          const b = (y + P) * pw + x + P;
+          // The 17 taps summed left to right from 0, as the loop over the kernel did.
+          pass1[b] = 0 + p[b + (ao[0] as number)]! * (aw[0] as number) + p[b + (ao[1] as number)]! * (aw[1] as number) + p[b + (ao[2] as number)]! * (aw[2] as number) + p[b + (ao[3] as number)]! * (aw[3] as number) + p[b + (ao[4] as number)]! * (aw[4] as number) + p[b + (ao[5] as number)]! * (aw[5] as number) + p[b + (ao[6] as number)]! * (aw[6] as number) + p[b + (ao[7] as number)]! * (aw[7] as number) + p[b + (ao[8] as number)]! * (aw[8] as number) + p[b + (ao[9] as number)]! * (aw[9] as number) + p[b + (ao[10] as number)]! * (aw[10] as number) + p[b + (ao[11] as number)]! * (aw[11] as number) + p[b + (ao[12] as number)]! * (aw[12] as number) + p[b + (ao[13] as number)]! * (aw[13] as number) + p[b + (ao[14] as number)]! * (aw[14] as number) + p[b + (ao[15] as number)]! * (aw[15] as number) + p[b + (ao[16] as number)]! * (aw[16] as number);
+        }
+      }
+    }
+  }
+  const across = acrossKernels(pw);
+  const bin = new Uint8Array(w * h);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      const b = by * bw + bx;
+      if (!mask[b]) continue;
+      const period = Math.max(5, Math.min(15, Math.round(pSmooth[b] as number)));
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) {
+        for (let x = bx * BLOCK; x < xe; x++) {
+          const o = obin[y * w + x] as number;
+          const k = across[o * 16 + period] ?? (across[o * 16 + period] = acrossKernel(pw, o, period));
+          const off = k.off, wt = k.wt;
+          const base = (y + P) * pw + x + P;
+          let s = 0;
+          for (let j = 0; j < off.length; j++) s += (pass1[base + (off[j] as number)] as number) * (wt[j] as number);
+          bin[y * w + x] = s > 0 ? 1 : 0;
+        }
+      }
+    }
+  }
+  return { bin, ofield };
+}
+
+/** Skeleton pixels with crossing number 1 (ending) or 3 (bifurcation), at least BORDER blocks inside the print. */
+function crossingCandidates(skel: Uint8Array, w: number, h: number, bw: number, bdist: Float32Array, coh: Float32Array): Cand[] {
+  const cands: Cand[] = [];
+  for (let y = 2; y < h - 2; y++) {
+    for (let x = 2; x < w - 2; x++) {
+      const i = y * w + x;
+      if (!skel[i]) continue;
+      const b = ((y / BLOCK) | 0) * bw + ((x / BLOCK) | 0);
+      if ((bdist[b] as number) < BORDER) continue;
+      if ((bdist[b] as number) < BORDER + 1 && (coh[b] as number) < BORDER_COH) continue;
+      const cn = crossingNumber(skel, i, w);
+      if (cn === 1 || cn === 3) cands.push({ x, y, i, type: cn === 1 ? 'ending' : 'bifurcation', angle: 0, keep: true, q: 0 });
+    }
+  }
+  return cands;
+}
+
 /** Most minutiae kept per template (best quality first); FVC prints carry 20-60. */
 export const MAX_MINUTIAE = 100;
 
@@ -439,14 +504,17 @@ function angDiff(a: number, b: number): number {
 
 /**
  * Ridge period (px) per foreground block by the x-signature of Hong, Wan and Jain 1998 on a 32 × 16 px window
- * across and along the ridge (0 where none is found, or outside 4-16 px), from the normalised image `norm`.
+ * across and along the ridge (0 where none is found, or outside 4-16 px), from the normalised image `norm`;
+ * `count` is the number of blocks where a period is found on a second normalised image `norm2` (sampled at
+ * the same points in the same pass).
  */
-function ridgePeriods(norm: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array): { period: Float32Array; periods: number[]; fgBlocks: number } {
+function ridgePeriods(norm: Float32Array, norm2: Float32Array, w: number, h: number, bw: number, bh: number, mask: Uint8Array, vcos: Float32Array, vsin: Float32Array): { period: Float32Array; periods: number[]; fgBlocks: number; count2: number } {
   const nb = bw * bh;
   const period = new Float32Array(nb);
   const periods: number[] = [];
-  let fgBlocks = 0;
+  let fgBlocks = 0, count2 = 0;
   const sig = new Float32Array(32);
+  const sig2 = new Float32Array(32);
   for (let by = 0; by < bh; by++) {
     for (let bx = 0; bx < bw; bx++) {
       const b = by * bw + bx;
@@ -457,32 +525,44 @@ function ridgePeriods(norm: Float32Array, w: number, h: number, bw: number, bh: 
       const nc = -rs, ns = rc; // across
       const cx = bx * BLOCK + BLOCK / 2, cy = by * BLOCK + BLOCK / 2;
       for (let k = 0; k < 32; k++) {
-        let s = 0;
+        let s = 0, s2 = 0;
         let n = 0;
         for (let t2 = -8; t2 < 8; t2++) {
           const x = Math.round(cx + (k - 16) * nc + t2 * rc);
           const y = Math.round(cy + (k - 16) * ns + t2 * rs);
           if (x < 0 || y < 0 || x >= w || y >= h) continue;
           s += norm[y * w + x] as number;
+          s2 += norm2[y * w + x] as number;
           n++;
         }
         sig[k] = n ? s / n : 0;
+        sig2[k] = n ? s2 / n : 0;
       }
-      const peaks: number[] = [];
-      for (let k = 1; k < 31; k++) {
-        const v = sig[k] as number;
-        if (v > (sig[k - 1] as number) && v >= (sig[k + 1] as number) && v > 0.1) peaks.push(k);
+      const p = signaturePeriod(sig);
+      if (p > 0) {
+        period[b] = p;
+        periods.push(p);
       }
-      if (peaks.length >= 2) {
-        const p = ((peaks[peaks.length - 1] as number) - (peaks[0] as number)) / (peaks.length - 1);
-        if (p >= 4 && p <= 16) {
-          period[b] = p;
-          periods.push(p);
-        }
-      }
+      if (signaturePeriod(sig2) > 0) count2++;
     }
   }
-  return { period, periods, fgBlocks };
+  return { period, periods, fgBlocks, count2 };
+}
+
+/** The mean distance between the first and last peaks (above 0.1) of an x-signature, if 4-16 px, else 0. */
+function signaturePeriod(sig: Float32Array): number {
+  let first = -1, last = -1, peaks = 0;
+  for (let k = 1; k < 31; k++) {
+    const v = sig[k] as number;
+    if (v > (sig[k - 1] as number) && v >= (sig[k + 1] as number) && v > 0.1) {
+      if (first < 0) first = k;
+      last = k;
+      peaks++;
+    }
+  }
+  if (peaks < 2) return 0;
+  const p = (last - first) / (peaks - 1);
+  return p >= 4 && p <= 16 ? p : 0;
 }
 
 /**
@@ -493,13 +573,14 @@ function normalise(f: Float32Array, w: number, h: number, bw: number, bh: number
   const mS = boxBlocks(div(bsum, bcnt), bw, bh, r);
   const sqS = boxBlocks(div(bsq, bcnt), bw, bh, r);
   const norm = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    const by = (y / BLOCK) | 0;
-    for (let x = 0; x < w; x++) {
-      const b = by * bw + ((x / BLOCK) | 0);
+  for (let by = 0; by < bh; by++) {
+    for (let bx = 0; bx < bw; bx++) {
+      const b = by * bw + bx;
+      if (!mask[b]) continue;
       const m = mS[b] as number;
       const sd = Math.sqrt(Math.max(1, (sqS[b] as number) - m * m));
-      norm[y * w + x] = mask[b] ? (m - (f[y * w + x] as number)) / sd : 0; // ridges positive
+      const xe = Math.min(w, bx * BLOCK + BLOCK), ye = Math.min(h, by * BLOCK + BLOCK);
+      for (let y = by * BLOCK; y < ye; y++) for (let x = bx * BLOCK; x < xe; x++) norm[y * w + x] = (m - (f[y * w + x] as number)) / sd; // ridges positive
     }
   }
   return norm;
@@ -642,12 +723,22 @@ function alongKernels(pw: number): Kernel[] {
   return ks;
 }
 
-const acrossCache = new Map<string, Kernel>();
-/** Even Gabor profile across the ridge (frequency 1/period, σ = 0.5 period), zero mean. */
-function acrossKernel(pw: number, o: number, period: number): Kernel {
-  const key = `${pw}:${o}:${period}`;
-  const hit = acrossCache.get(key);
+const acrossCache = new Map<number, Array<Kernel | undefined>>();
+/**
+ * The across-ridge kernels for a row stride `pw`, indexed by orientation × 16 + period (px, 5-15), filled
+ * on first use by {@link acrossKernel}.
+ */
+function acrossKernels(pw: number): Array<Kernel | undefined> {
+  const hit = acrossCache.get(pw);
   if (hit) return hit;
+  const ks = new Array<Kernel | undefined>(NA * 16).fill(undefined);
+  if (acrossCache.size > 16) acrossCache.clear();
+  acrossCache.set(pw, ks);
+  return ks;
+}
+
+/** Even Gabor profile across the ridge (frequency 1/period, σ = SIG_ACROSS × period), zero mean. */
+function acrossKernel(pw: number, o: number, period: number): Kernel {
   const t = (o / NA) * Math.PI;
   const nc = -Math.sin(t), ns = Math.cos(t);
   const sigma = SIG_ACROSS * period;
@@ -658,11 +749,23 @@ function acrossKernel(pw: number, o: number, period: number): Kernel {
     wt.push(Math.exp(-(k * k) / (2 * sigma * sigma)) * Math.cos((2 * Math.PI * k) / period));
   }
   const mean = wt.reduce((a, b) => a + b, 0) / wt.length;
-  const kern = { off: Int32Array.from(off), wt: Float32Array.from(wt.map((v) => v - mean)) };
-  if (acrossCache.size > 4096) acrossCache.clear();
-  acrossCache.set(key, kern);
-  return kern;
+  return { off: Int32Array.from(off), wt: Float32Array.from(wt.map((v) => v - mean)) };
 }
+
+/**
+ * Zhang and Suen's deletion test for each 3×3 neighbourhood, per sub-iteration: bit k − 2 of the index is
+ * neighbour p_k (p2 north, then clockwise to p9 north-west). A pixel is deleted when it has 2-6 neighbours,
+ * exactly one 0→1 transition around them, and p2·p4·p6 = p4·p6·p8 = 0 (first sub-iteration) or
+ * p2·p4·p8 = p2·p6·p8 = 0 (second).
+ */
+const ZS_DELETE = [0, 1].map((step) => Uint8Array.from({ length: 256 }, (_, bits) => {
+  const [p2, p3, p4, p5, p6, p7, p8, p9] = Array.from({ length: 8 }, (_, k) => (bits >> k) & 1) as [number, number, number, number, number, number, number, number];
+  const B = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
+  if (B < 2 || B > 6) return 0;
+  const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6)) + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
+  if (A !== 1) return 0;
+  return (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) ? 1 : 0;
+})) as [Uint8Array, Uint8Array];
 
 /** Zhang-Suen thinning (CACM 27(3) 1984) of a binary image; returns the one-pixel-wide skeleton. */
 function thin(src: Uint8Array, w: number, h: number): Uint8Array {
@@ -670,28 +773,32 @@ function thin(src: Uint8Array, w: number, h: number): Uint8Array {
   // Clear the image border so neighbourhoods never leave the image.
   for (let x = 0; x < w; x++) { a[x] = 0; a[(h - 1) * w + x] = 0; }
   for (let y = 0; y < h; y++) { a[y * w] = 0; a[y * w + w - 1] = 0; }
-  let list: number[] = [];
-  for (let i = 0; i < a.length; i++) if (a[i]) list.push(i);
-  const del: number[] = [];
+  // The set pixels (compacted after each iteration) and the deletions of a sub-iteration, as typed lists.
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]) n++;
+  const list = new Int32Array(n);
+  n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]) list[n++] = i;
+  const del = new Int32Array(n);
   let changed = true;
   while (changed) {
     changed = false;
     for (let step = 0; step < 2; step++) {
-      del.length = 0;
-      for (const i of list) {
+      let nd = 0;
+      const table = step === 0 ? ZS_DELETE[0] : ZS_DELETE[1];
+      for (let li = 0; li < n; li++) {
+        const i = list[li] as number;
         if (!a[i]) continue;
-        const p2 = a[i - w] as number, p3 = a[i - w + 1] as number, p4 = a[i + 1] as number, p5 = a[i + w + 1] as number;
-        const p6 = a[i + w] as number, p7 = a[i + w - 1] as number, p8 = a[i - 1] as number, p9 = a[i - w - 1] as number;
-        const B = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
-        if (B < 2 || B > 6) continue;
-        const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6)) + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
-        if (A !== 1) continue;
-        if (step === 0 ? p2 * p4 * p6 === 0 && p4 * p6 * p8 === 0 : p2 * p4 * p8 === 0 && p2 * p6 * p8 === 0) del.push(i);
+        const bits = (a[i - w] as number) | ((a[i - w + 1] as number) << 1) | ((a[i + 1] as number) << 2) | ((a[i + w + 1] as number) << 3)
+          | ((a[i + w] as number) << 4) | ((a[i + w - 1] as number) << 5) | ((a[i - 1] as number) << 6) | ((a[i - w - 1] as number) << 7);
+        if (table[bits]) del[nd++] = i;
       }
-      for (const i of del) a[i] = 0;
-      if (del.length) changed = true;
+      for (let d = 0; d < nd; d++) a[del[d] as number] = 0;
+      if (nd) changed = true;
     }
-    list = list.filter((i) => a[i]);
+    let m = 0;
+    for (let li = 0; li < n; li++) if (a[list[li] as number]) list[m++] = list[li] as number;
+    n = m;
   }
   return a;
 }
@@ -712,7 +819,7 @@ function removeStaircases(s: Uint8Array, w: number, h: number): void {
       let n = 0, bits = 0;
       for (let k = 0; k < 8; k++) if (s[i + (NB_DY[k] as number) * w + (NB_DX[k] as number)]) { n++; bits |= 1 << k; }
       if (n < 2) continue;
-      if (ringComponents(bits) === 1) s[i] = 0;
+      if (RING_COMPONENTS[bits] === 1) s[i] = 0;
     }
   }
 }
@@ -738,6 +845,8 @@ function ringComponents(bits: number): number {
 
 const NB_DX = [0, 1, 1, 1, 0, -1, -1, -1];
 const NB_DY = [-1, -1, 0, 1, 1, 1, 0, -1];
+/** {@link ringComponents} of each of the 256 rings. */
+const RING_COMPONENTS = Uint8Array.from({ length: 256 }, (_, bits) => ringComponents(bits));
 
 function crossingNumber(s: Uint8Array, i: number, w: number): number {
   let cn = 0;
@@ -806,23 +915,26 @@ function isAdjacent(j: number, origin: number, w: number, check: boolean): boole
 
 /** Flips every 4-connected component of pixels equal to `v` smaller than `min` pixels to the other value. */
 function dropSmall(a: Uint8Array, w: number, h: number, v: number, min: number): void {
-  const seen = new Uint8Array(a.length);
-  const stack: number[] = [];
-  const comp: number[] = [];
-  for (let i = 0; i < a.length; i++) {
-    if (seen[i] || a[i] !== v) continue;
-    comp.length = 0;
-    stack.push(i);
-    seen[i] = 1;
-    while (stack.length) {
-      const j = stack.pop() as number;
-      comp.push(j);
-      const x = j % w, y = (j / w) | 0;
-      if (x > 0 && !seen[j - 1] && a[j - 1] === v) { seen[j - 1] = 1; stack.push(j - 1); }
-      if (x < w - 1 && !seen[j + 1] && a[j + 1] === v) { seen[j + 1] = 1; stack.push(j + 1); }
-      if (y > 0 && !seen[j - w] && a[j - w] === v) { seen[j - w] = 1; stack.push(j - w); }
-      if (y < h - 1 && !seen[j + w] && a[j + w] === v) { seen[j + w] = 1; stack.push(j + w); }
+  // A copy framed by one pixel of value 2 (neither colour), so the fill needs no bounds checks.
+  const pw = w + 2;
+  const p = new Uint8Array(pw * (h + 2)).fill(2);
+  for (let y = 0; y < h; y++) p.set(a.subarray(y * w, y * w + w), (y + 1) * pw + 1);
+  const stack = new Int32Array(w * h);
+  const comp = new Int32Array(w * h);
+  for (let i0 = 0; i0 < a.length; i0++) {
+    const i = i0 + pw + 1 + 2 * ((i0 / w) | 0);
+    if (p[i] !== v) continue;
+    let nc = 0, ns = 0;
+    stack[ns++] = i;
+    p[i] = 3; // seen
+    while (ns) {
+      const j = stack[--ns] as number;
+      comp[nc++] = j;
+      if (p[j - 1] === v) { p[j - 1] = 3; stack[ns++] = j - 1; }
+      if (p[j + 1] === v) { p[j + 1] = 3; stack[ns++] = j + 1; }
+      if (p[j - pw] === v) { p[j - pw] = 3; stack[ns++] = j - pw; }
+      if (p[j + pw] === v) { p[j + pw] = 3; stack[ns++] = j + pw; }
     }
-    if (comp.length <= min) for (const j of comp) a[j] = 1 - v;
+    if (nc <= min) for (let c = 0; c < nc; c++) { const j = comp[c] as number; a[j - pw - 1 - 2 * (((j - pw) / pw) | 0)] = 1 - v; }
   }
 }
