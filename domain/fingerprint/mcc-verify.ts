@@ -33,26 +33,30 @@ export const VERIFY = {
 } as const;
 
 /**
- * Edges of a set's convex hull in the y-up frame (x, −y), 4 floats per edge: a vertex (x, y) and the
- * edge's unit inward normal (nx, ny). Cached per set (about 200 bytes for a 40-minutia print).
+ * Per set, cached (about 0.5 KB for a 40-minutia print): its convex hull's edges in the y-up frame (x, −y),
+ * 4 floats per edge (a vertex and the edge's unit inward normal), and its minutiae ordered by x (`ord`,
+ * with their x in `xs`) so the minutiae near a point are found by binary search.
  */
-const hullCache = new WeakMap<CylinderSet, Float32Array>();
-function hullEdges(S: CylinderSet): Float32Array {
-  let e = hullCache.get(S);
-  if (e) return e;
+interface SetGeometry { edges: Float32Array; xs: Float32Array; ord: Uint16Array }
+const geometryCache = new WeakMap<CylinderSet, SetGeometry>();
+function geometry(S: CylinderSet): SetGeometry {
+  let g = geometryCache.get(S);
+  if (g) return g;
   const pts: Array<[number, number]> = [];
   for (let i = 0; i < S.n; i++) pts.push([S.x[i]!, -S.y[i]!]);
   const h = convexHull(pts); // counter-clockwise: the inside is on the left of each edge
-  e = new Float32Array(h.length >= 3 ? 4 * h.length : 0);
+  const edges = new Float32Array(h.length >= 3 ? 4 * h.length : 0);
   if (h.length >= 3) {
     for (let i = 0; i < h.length; i++) {
       const a = h[i]!, b = h[(i + 1) % h.length]!;
       const ex = b[0] - a[0], ey = b[1] - a[1], l = Math.hypot(ex, ey) || 1;
-      e[4 * i] = a[0]; e[4 * i + 1] = a[1]; e[4 * i + 2] = -ey / l; e[4 * i + 3] = ex / l;
+      edges[4 * i] = a[0]; edges[4 * i + 1] = a[1]; edges[4 * i + 2] = -ey / l; edges[4 * i + 3] = ex / l;
     }
   }
-  hullCache.set(S, e);
-  return e;
+  const ord = Uint16Array.from({ length: S.n }, (_, i) => i).sort((a, b) => S.x[a]! - S.x[b]! || a - b);
+  g = { edges, xs: Float32Array.from(ord, (i) => S.x[i]!), ord };
+  geometryCache.set(S, g);
+  return g;
 }
 
 /** True when (x, y) (y-up) is inside the hull or less than `m` outside every edge's line (no hull: true). */
@@ -61,42 +65,50 @@ function inHull(e: Float32Array, x: number, y: number, m: number): boolean {
   return true;
 }
 
-/* Scratch (grown on demand): positions (y-up) and direction cosines and sines of both sets, B's taken marks. */
-let ax = new Float64Array(128), ay = new Float64Array(128), ac = new Float64Array(128), as = new Float64Array(128);
-let bx = new Float64Array(128), by = new Float64Array(128), bc = new Float64Array(128), bs = new Float64Array(128);
-let taken = new Uint8Array(128);
+let taken = new Uint8Array(256);
+const PI = Math.PI, TWO_PI = 2 * Math.PI;
 
 /**
  * Agreement of A and B (count / max(minOverlap, min(overlap of A, overlap of B)), 0 when nothing agrees;
  * it can exceed 1 when minutiae near the hulls' edges agree). The hypotheses are given as k pairs of
  * cylinder indices (`hi[h]` in A, `hj[h]` in B) with `hflip[h]` = 1 when A's minutia is taken turned by π
- * (MatchOptions.reversible). Not re-entrant (module scratch buffers).
+ * (MatchOptions.reversible). Not re-entrant (module scratch buffer).
  */
-export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hflip: Uint8Array, k: number): number {
+export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number): number {
   const nA = A.n, nB = B.n;
-  if (ax.length < nA) { const m = 2 * nA; ax = new Float64Array(m); ay = new Float64Array(m); ac = new Float64Array(m); as = new Float64Array(m); }
-  if (bx.length < nB) { const m = 2 * nB; bx = new Float64Array(m); by = new Float64Array(m); bc = new Float64Array(m); bs = new Float64Array(m); taken = new Uint8Array(m); }
-  for (let i = 0; i < nA; i++) { ax[i] = A.x[i]!; ay[i] = -A.y[i]!; ac[i] = Math.cos(A.angle[i]!); as[i] = Math.sin(A.angle[i]!); }
-  for (let j = 0; j < nB; j++) { bx[j] = B.x[j]!; by[j] = -B.y[j]!; bc[j] = Math.cos(B.angle[j]!); bs[j] = Math.sin(B.angle[j]!); }
+  if (taken.length < nB) taken = new Uint8Array(2 * nB);
+  const gA = geometry(A), gB = geometry(B);
+  const { xs, ord } = gB;
   const { distance, margin, minOverlap } = VERIFY;
-  const d2 = distance * distance, cosT = Math.cos(VERIFY.angle);
+  const d2 = distance * distance, maxTurn = VERIFY.angle;
   let best = 0, bco = 1, bsi = 0, btx = 0, bty = 0;
   for (let h = 0; h < k; h++) {
     const i0 = hi[h]!, j0 = hj[h]!;
-    const phi = B.angle[j0]! - A.angle[i0]! - (hflip[h] ? Math.PI : 0);
+    const phi = B.angle[j0]! - hAngle[h]!;
     const co = Math.cos(phi), si = Math.sin(phi);
-    const tx = bx[j0]! - (co * ax[i0]! - si * ay[i0]!), ty = by[j0]! - (si * ax[i0]! + co * ay[i0]!);
+    const x0 = A.x[i0]!, y0 = -A.y[i0]!;
+    const tx = B.x[j0]! - (co * x0 - si * y0), ty = -B.y[j0]! - (si * x0 + co * y0);
     taken.fill(0, 0, nB);
     let n = 0;
-    for (let i = 0; i < nA; i++) {
-      const X = co * ax[i]! - si * ay[i]! + tx, Y = si * ax[i]! + co * ay[i]! + ty;
-      const ca = ac[i]! * co - as[i]! * si, sa = as[i]! * co + ac[i]! * si;
+    for (let i = 0; i < nA && n + nA - i > best; i++) {
+      const x = A.x[i]!, y = -A.y[i]!;
+      const X = co * x - si * y + tx, Y = si * x + co * y + ty;
+      const an = A.angle[i]! + phi;
+      // First of B's minutiae (by x) at X − distance or beyond.
+      let lo = 0, hiq = nB;
+      const left = X - distance;
+      while (lo < hiq) { const mid = (lo + hiq) >> 1; if (xs[mid]! < left) lo = mid + 1; else hiq = mid; }
       let bj = -1, bd = d2;
-      for (let j = 0; j < nB; j++) {
-        const dx = bx[j]! - X;
-        if (dx > distance || dx < -distance || taken[j] === 1) continue;
-        const dy = by[j]! - Y, dd = dx * dx + dy * dy;
-        if (dd > bd || bc[j]! * ca + bs[j]! * sa < cosT) continue;
+      for (let q = lo; q < nB; q++) {
+        const dx = xs[q]! - X;
+        if (dx > distance) break;
+        const j = ord[q]!;
+        if (taken[j] === 1) continue;
+        const dy = -B.y[j]! - Y, dd = dx * dx + dy * dy;
+        if (dd > bd) continue;
+        let d = B.angle[j]! - an;
+        d -= TWO_PI * Math.round(d / TWO_PI);
+        if (d > maxTurn || d < -maxTurn) continue;
         bd = dd; bj = j;
       }
       if (bj >= 0) { taken[bj] = 1; n++; }
@@ -104,12 +116,14 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
     if (n > best) { best = n; bco = co; bsi = si; btx = tx; bty = ty; }
   }
   if (best === 0) return 0;
-  const eA = hullEdges(A), eB = hullEdges(B);
   let oA = 0, oB = 0;
-  for (let i = 0; i < nA; i++) if (inHull(eB, bco * ax[i]! - bsi * ay[i]! + btx, bsi * ax[i]! + bco * ay[i]! + bty, margin)) oA++;
+  for (let i = 0; i < nA; i++) {
+    const x = A.x[i]!, y = -A.y[i]!;
+    if (inHull(gB.edges, bco * x - bsi * y + btx, bsi * x + bco * y + bty, margin)) oA++;
+  }
   for (let j = 0; j < nB; j++) {
-    const x = bx[j]! - btx, y = by[j]! - bty;
-    if (inHull(eA, bco * x + bsi * y, -bsi * x + bco * y, margin)) oB++;
+    const x = B.x[j]! - btx, y = -B.y[j]! - bty;
+    if (inHull(gA.edges, bco * x + bsi * y, -bsi * x + bco * y, margin)) oB++;
   }
   return best / Math.max(minOverlap, Math.min(oA, oB));
 }

@@ -599,13 +599,9 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   let sum = 0;
   for (let r = 0; r < best; r++) sum += lam[order[r]!]!;
   if (!opts.verify) return sum / np;
-  // Geometric verification (mcc-verify.ts): alignments proposed by the cylinder pairs of highest local similarity.
-  const k = topK(lsVal, cnt, VERIFY.hypotheses, hypSel);
-  for (let h = 0; h < k; h++) { const t = hypSel[h]!; const i = (lsIdx[t]! / nB) | 0; hypI[h] = i; hypJ[h] = lsIdx[t]! - i * nB; hypF[h] = lsFlip[t]!; }
-  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, hypI, hypJ, hypF, k));
+  // Geometric verification (mcc-verify.ts): the alignments of the first selected pairs (highest local similarity).
+  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR)));
 }
-
-const hypSel = new Int32Array(VERIFY.hypotheses), hypI = new Int32Array(VERIFY.hypotheses), hypJ = new Int32Array(VERIFY.hypotheses), hypF = new Uint8Array(VERIFY.hypotheses);
 
 /**
  * Relaxation of the nR pairs in pi/pj/lam (paper eqs. 23-26): ρ is the product of three sigmoids of
