@@ -70,11 +70,13 @@ const PI = Math.PI, TWO_PI = 2 * Math.PI;
 
 /**
  * Agreement of A and B (count / max(minOverlap, min(overlap of A, overlap of B)), 0 when nothing agrees;
- * it can exceed 1 when minutiae near the hulls' edges agree). The hypotheses are given as k pairs of
- * cylinder indices (`hi[h]` in A, `hj[h]` in B) with `hflip[h]` = 1 when A's minutia is taken turned by π
- * (MatchOptions.reversible). Not re-entrant (module scratch buffer).
+ * it can exceed 1 when minutiae near the hulls' edges agree). The k hypotheses are pairs of cylinder
+ * indices (`hi[h]` in A, `hj[h]` in B) with the direction A's minutia was compared in (`hAngle[h]`: its
+ * angle, or the angle + π for a turned cylinder, MatchOptions.reversible). With `reversible`, two minutiae
+ * of which one has a reversible direction (`CylinderSet.flip`) agree in either sense. Not re-entrant
+ * (module scratch buffer).
  */
-export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number): number {
+export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number, reversible = false): number {
   const nA = A.n, nB = B.n;
   if (taken.length < nB) taken = new Uint8Array(2 * nB);
   const gA = geometry(A), gB = geometry(B);
@@ -108,6 +110,7 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
         if (dd > bd) continue;
         let d = B.angle[j]! - an;
         d -= TWO_PI * Math.round(d / TWO_PI);
+        if (reversible && (A.flip[i] === 1 || B.flip[j] === 1)) d -= PI * Math.round(d / PI);
         if (d > maxTurn || d < -maxTurn) continue;
         bd = dd; bj = j;
       }

@@ -600,7 +600,7 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   for (let r = 0; r < best; r++) sum += lam[order[r]!]!;
   if (!opts.verify) return sum / np;
   // Geometric verification (mcc-verify.ts): the alignments of the first selected pairs (highest local similarity).
-  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR)));
+  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR), opts.reversible));
 }
 
 /**
