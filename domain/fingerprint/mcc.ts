@@ -12,8 +12,9 @@
  * μψ = 1/100, ω = 50, minVC = 0.75, minM = 2, minME = 0.6, δθ = π/2, nrel = 5, wR = 0.5,
  * μρ1 = 5, τρ1 = −8/5, μρ2 = μρ3 = π/12, τρ2 = τρ3 = −30, minNP = 4, maxNP = 12, μP = 20, τP = 2/5.
  * The defaults (`MATCH_DEFAULTS`; FVC2002 figures in docs/fingerprint.md, "How it works" and "Accuracy")
- * depart from it in two measured ways: pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3.
- * `{selection: 'lss', deltaTheta: π/2}` is the paper's method. Options for extractors whose bifurcation
+ * depart from it in three measured ways: pairs are chosen one-to-one (greedy LSA-R), δθ = π/3, and the
+ * relaxation score is weighed by a geometric verification (`verify`, mcc-verify.ts).
+ * `{selection: 'lss', deltaTheta: π/2}` (no `verify`) is the paper's method. Options for extractors whose bifurcation
  * directions are unreliable modulo π, off by default: `MatchOptions.reversible` (turned cylinders) and
  * `BuildOptions.reversedNeighbourWeight`.
  */
