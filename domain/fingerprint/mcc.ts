@@ -12,12 +12,17 @@
  * μψ = 1/100, ω = 50, minVC = 0.75, minM = 2, minME = 0.6, δθ = π/2, nrel = 5, wR = 0.5,
  * μρ1 = 5, τρ1 = −8/5, μρ2 = μρ3 = π/12, τρ2 = τρ3 = −30, minNP = 4, maxNP = 12, μP = 20, τP = 2/5.
  * The defaults (`MATCH_DEFAULTS`; FVC2002 figures in docs/fingerprint.md, "How it works" and "Accuracy")
- * depart from it in two measured ways: pairs are chosen one-to-one (greedy LSA-R) and δθ = π/3.
- * `{selection: 'lss', deltaTheta: π/2}` is the paper's method. Options for extractors whose bifurcation
+ * depart from it in three measured ways: pairs are chosen one-to-one (greedy LSA-R), δθ = π/3, and the
+ * relaxation score is weighed by a geometric verification (`verify`, mcc-verify.ts).
+ * `{selection: 'lss', deltaTheta: π/2}` (no `verify`) is the paper's method. Options for extractors whose bifurcation
  * directions are unreliable modulo π, off by default: `MatchOptions.reversible` (turned cylinders) and
  * `BuildOptions.reversedNeighbourWeight`.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
+import { alignmentAgreement, VERIFY } from './mcc-verify.ts';
+import { convexHull } from './hull.ts';
+
+export { convexHull };
 
 export const MCC = {
   R: 70,
@@ -132,27 +137,6 @@ export function erf(x: number): number {
   const t = 1 / (1 + 0.3275911 * ax);
   const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-ax * ax);
   return s * y;
-}
-
-/** Convex hull (Andrew's monotone chain), counter-clockwise in (x, y) as given. */
-export function convexHull(pts: Array<[number, number]>): Array<[number, number]> {
-  const p = [...pts].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (p.length < 3) return p;
-  const cross = (o: [number, number], a: [number, number], b: [number, number]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  const lower: Array<[number, number]> = [];
-  for (const q of p) {
-    while (lower.length >= 2 && cross(lower[lower.length - 2]!, lower[lower.length - 1]!, q) <= 0) lower.pop();
-    lower.push(q);
-  }
-  const upper: Array<[number, number]> = [];
-  for (let i = p.length - 1; i >= 0; i--) {
-    const q = p[i]!;
-    while (upper.length >= 2 && cross(upper[upper.length - 2]!, upper[upper.length - 1]!, q) <= 0) upper.pop();
-    upper.push(q);
-  }
-  upper.pop();
-  lower.pop();
-  return lower.concat(upper);
 }
 
 /** True when (x, y) is inside the hull or within `omega` of it. */
@@ -375,9 +359,15 @@ export interface MatchOptions {
   reversible: boolean;
   /** Largest direction difference of two matchable cylinders, radians (the paper's δθ, π/2). */
   deltaTheta: number;
+  /**
+   * Multiply the relaxation score by the square root of the geometric agreement of mcc-verify.ts (the
+   * minutiae that agree under the best of the top local pairs' alignments, over those in the overlap).
+   * Absent or false: the paper's score alone.
+   */
+  verify?: boolean;
 }
 
-export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: false, deltaTheta: Math.PI / 3 };
+export const MATCH_DEFAULTS: Readonly<MatchOptions> = { selection: 'lsa', reversible: false, deltaTheta: Math.PI / 3, verify: true };
 
 /** Valid cells two cylinders must share (MCC's minME × NS² × ND, counted on one layer). */
 const MIN_COMMON = Math.ceil(MCC.minME * MCC.NS * MCC.NS);
@@ -609,7 +599,9 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   const best = topK(eff, nR, np, order);
   let sum = 0;
   for (let r = 0; r < best; r++) sum += lam[order[r]!]!;
-  return sum / np;
+  if (!opts.verify) return sum / np;
+  // Geometric verification (mcc-verify.ts): the alignments of the first selected pairs (highest local similarity).
+  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR), opts.reversible));
 }
 
 /**

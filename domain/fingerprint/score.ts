@@ -1,17 +1,18 @@
 /**
  * Calibrated score 0-100 from the raw MCC similarity (0-1, `matchCylinders` with its default options): a piecewise-linear map through the
  * raw similarities at which the false match rate on the FVC2002 DB1-DB3 extended impostor comparisons
- * (8,640 pairs, scripts/fingerprint-eval.ts; re-derived 2026-11-25 21:45 UTC on the extractor with per-block normalisation
- * with the matcher's defaults, greedy LSA-R and δθ = π/3, mcc.ts MATCH_DEFAULTS) is 10%, 1%, 0.1% and 1/8,640 (the highest impostor
+ * (8,640 pairs, scripts/fingerprint-eval.ts; re-derived 2026-11-25 23:20 UTC on the extractor with per-block normalisation
+ * with the matcher's defaults, greedy LSA-R, δθ = π/3 and the geometric verification of mcc-verify.ts, mcc.ts
+ * MATCH_DEFAULTS) is 10%, 1%, 0.1% and 1/8,640 (the highest impostor
  * score seen), placed at 20, 40, 60, 80. So a threshold of 40 means "about 1% FMR", 60 "about 0.1% FMR"
  * (docs/fingerprint.md). Re-derive it when the extractor or the matcher changes.
  */
 export const CALIBRATION: ReadonlyArray<readonly [raw: number, score: number]> = [
   [0, 0],
-  [0.0153, 20],
-  [0.019, 40],
-  [0.0245, 60],
-  [0.029, 80],
+  [0.0105, 20],
+  [0.0138, 40],
+  [0.0195, 60],
+  [0.0227, 80],
   [0.3, 100],
 ];
 

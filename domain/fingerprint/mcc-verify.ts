@@ -1,0 +1,132 @@
+/**
+ * Geometric verification of an MCC comparison: how many of the two prints' minutiae agree under the best
+ * rigid alignment that one of the most similar cylinder pairs proposes, relative to the minutiae in the
+ * region the two prints share after that alignment. mcc.ts multiplies its relaxation score by the square
+ * root of this agreement (`MatchOptions.verify`).
+ *
+ * Method: a consolidation step in the sense of Cappelli, Ferrara, Maltoni (IEEE TPAMI 32(12) 2010, §5,
+ * "consolidation") and of Medina-Pérez et al., "Improving fingerprint verification using minutiae
+ * triplets" (Sensors 12(3) 2012, M3gl's global matching): each of the `hypotheses` cylinder pairs of
+ * highest local similarity aligns A onto B (the rotation that makes the two minutiae's directions equal and
+ * the translation that puts one on the other); A's minutiae are paired with B's greedily (A in order,
+ * each with the nearest free B minutia within `distance` pixels and `angle` radians of direction); the
+ * alignment pairing the most is kept. Its count is divided by the smaller of the two overlap counts: A's
+ * minutiae that land inside B's convex hull (enlarged by `margin` px) and B's that land inside A's, at
+ * least `minOverlap`, so a partial print is judged on the area it shares with the other and not on its
+ * whole minutiae count. The constants were set on FVC2002 DB1-DB3 B (docs/fingerprint.md, "Accuracy",
+ * geometric verification), checked on the ISO templates beside the images and on DB4.
+ */
+import { convexHull } from './hull.ts';
+import type { CylinderSet } from './mcc.ts';
+
+export const VERIFY = {
+  /** Alignment hypotheses tried: the cylinder pairs of highest local similarity. */
+  hypotheses: 5,
+  /** Largest distance of two agreeing minutiae after alignment, pixels at 500 ppi. */
+  distance: 15,
+  /** Largest direction difference of two agreeing minutiae after alignment, radians. */
+  angle: Math.PI / 6,
+  /** A minutia within this many pixels outside the other print's hull still counts as in the overlap. */
+  margin: 10,
+  /** Smallest overlap count the agreement is divided by (a tiny overlap does not make a high ratio). */
+  minOverlap: 8,
+} as const;
+
+/**
+ * Per set, cached (about 0.5 KB for a 40-minutia print): its convex hull's edges in the y-up frame (x, −y),
+ * 4 floats per edge (a vertex and the edge's unit inward normal), and its minutiae ordered by x (`ord`,
+ * with their x in `xs`) so the minutiae near a point are found by binary search.
+ */
+interface SetGeometry { edges: Float32Array; xs: Float32Array; ord: Uint16Array }
+const geometryCache = new WeakMap<CylinderSet, SetGeometry>();
+function geometry(S: CylinderSet): SetGeometry {
+  let g = geometryCache.get(S);
+  if (g) return g;
+  const pts: Array<[number, number]> = [];
+  for (let i = 0; i < S.n; i++) pts.push([S.x[i]!, -S.y[i]!]);
+  const h = convexHull(pts); // counter-clockwise: the inside is on the left of each edge
+  const edges = new Float32Array(h.length >= 3 ? 4 * h.length : 0);
+  if (h.length >= 3) {
+    for (let i = 0; i < h.length; i++) {
+      const a = h[i]!, b = h[(i + 1) % h.length]!;
+      const ex = b[0] - a[0], ey = b[1] - a[1], l = Math.hypot(ex, ey) || 1;
+      edges[4 * i] = a[0]; edges[4 * i + 1] = a[1]; edges[4 * i + 2] = -ey / l; edges[4 * i + 3] = ex / l;
+    }
+  }
+  const ord = Uint16Array.from({ length: S.n }, (_, i) => i).sort((a, b) => S.x[a]! - S.x[b]! || a - b);
+  g = { edges, xs: Float32Array.from(ord, (i) => S.x[i]!), ord };
+  geometryCache.set(S, g);
+  return g;
+}
+
+/** True when (x, y) (y-up) is inside the hull or less than `m` outside every edge's line (no hull: true). */
+function inHull(e: Float32Array, x: number, y: number, m: number): boolean {
+  for (let k = 0; k < e.length; k += 4) if ((x - e[k]!) * e[k + 2]! + (y - e[k + 1]!) * e[k + 3]! < -m) return false;
+  return true;
+}
+
+let taken = new Uint8Array(256);
+const PI = Math.PI, TWO_PI = 2 * Math.PI;
+
+/**
+ * Agreement of A and B (count / max(minOverlap, min(overlap of A, overlap of B)), 0 when nothing agrees;
+ * it can exceed 1 when minutiae near the hulls' edges agree). The k hypotheses are pairs of cylinder
+ * indices (`hi[h]` in A, `hj[h]` in B) with the direction A's minutia was compared in (`hAngle[h]`: its
+ * angle, or the angle + π for a turned cylinder, MatchOptions.reversible). With `reversible`, two minutiae
+ * of which one has a reversible direction (`CylinderSet.flip`) agree in either sense. Not re-entrant
+ * (module scratch buffer).
+ */
+export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number, reversible = false): number {
+  const nA = A.n, nB = B.n;
+  if (taken.length < nB) taken = new Uint8Array(2 * nB);
+  const gA = geometry(A), gB = geometry(B);
+  const { xs, ord } = gB;
+  const { distance, margin, minOverlap } = VERIFY;
+  const d2 = distance * distance, maxTurn = VERIFY.angle;
+  let best = 0, bco = 1, bsi = 0, btx = 0, bty = 0;
+  for (let h = 0; h < k; h++) {
+    const i0 = hi[h]!, j0 = hj[h]!;
+    const phi = B.angle[j0]! - hAngle[h]!;
+    const co = Math.cos(phi), si = Math.sin(phi);
+    const x0 = A.x[i0]!, y0 = -A.y[i0]!;
+    const tx = B.x[j0]! - (co * x0 - si * y0), ty = -B.y[j0]! - (si * x0 + co * y0);
+    taken.fill(0, 0, nB);
+    let n = 0;
+    for (let i = 0; i < nA && n + nA - i > best; i++) {
+      const x = A.x[i]!, y = -A.y[i]!;
+      const X = co * x - si * y + tx, Y = si * x + co * y + ty;
+      const an = A.angle[i]! + phi;
+      // First of B's minutiae (by x) at X − distance or beyond.
+      let lo = 0, hiq = nB;
+      const left = X - distance;
+      while (lo < hiq) { const mid = (lo + hiq) >> 1; if (xs[mid]! < left) lo = mid + 1; else hiq = mid; }
+      let bj = -1, bd = d2;
+      for (let q = lo; q < nB; q++) {
+        const dx = xs[q]! - X;
+        if (dx > distance) break;
+        const j = ord[q]!;
+        if (taken[j] === 1) continue;
+        const dy = -B.y[j]! - Y, dd = dx * dx + dy * dy;
+        if (dd > bd) continue;
+        let d = B.angle[j]! - an;
+        d -= TWO_PI * Math.round(d / TWO_PI);
+        if (reversible && (A.flip[i] === 1 || B.flip[j] === 1)) d -= PI * Math.round(d / PI);
+        if (d > maxTurn || d < -maxTurn) continue;
+        bd = dd; bj = j;
+      }
+      if (bj >= 0) { taken[bj] = 1; n++; }
+    }
+    if (n > best) { best = n; bco = co; bsi = si; btx = tx; bty = ty; }
+  }
+  if (best === 0) return 0;
+  let oA = 0, oB = 0;
+  for (let i = 0; i < nA; i++) {
+    const x = A.x[i]!, y = -A.y[i]!;
+    if (inHull(gB.edges, bco * x - bsi * y + btx, bsi * x + bco * y + bty, margin)) oA++;
+  }
+  for (let j = 0; j < nB; j++) {
+    const x = B.x[j]! - btx, y = -B.y[j]! - bty;
+    if (inHull(gA.edges, bco * x + bsi * y, -bsi * x + bco * y, margin)) oB++;
+  }
+  return best / Math.max(minOverlap, Math.min(oA, oB));
+}
