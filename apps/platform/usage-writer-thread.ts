@@ -1,6 +1,6 @@
 /**
  * The usage-writer thread of an API process (see `UsageWriterThread` in `./usage-writer.ts`): it
- * appends the `ApiCallRecorded` batches the main thread posts, with its own connection to the event
+ * appends the usage batches the main thread posts (as `ApiCallsRecorded` events), with its own connection to the event
  * store, and runs the projections that read usage events (`usage-events`, `usage-analytics`; see
  * `readsUsageEvents`) against its own connection to the read models, so neither the SQLite writes
  * nor the projection of a call's usage event run on the thread that serves HTTP.
@@ -14,7 +14,7 @@ import { createEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels } from '../../infra/read-models/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
-import { appendUsage, callsOf, readsUsageEvents, type UsageColumns } from './usage-recorder.ts';
+import { appendUsage, readsUsageEvents, type UsageColumns } from './usage-recorder.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 
 type Message = { id: number; op: 'append'; batch: UsageColumns } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
@@ -39,7 +39,7 @@ const port = parentPort!;
 port.on('message', (m: Message) => {
   void (async () => {
     try {
-      if (m.op === 'append') await appendUsage(events, callsOf(m.batch));
+      if (m.op === 'append') await appendUsage(events, m.batch);
       else if (m.op === 'catchUp') await runner.catchUp();
       else {
         await runner.stop();
