@@ -9,17 +9,17 @@
  * The other threads are the usage-writer thread (appends and projects usage events) and V8's helper
  * threads (garbage collection, compilation), charged to the edge because they work for it.
  *
- *   node --import tsx bench/edge-cpu.bench.ts [--seconds 4] [--pairs 3] [--rate N]
+ *   node --import tsx bench/edge-cpu.bench.ts [--seconds 4] [--pairs 3] [--rate N] [--writer-nice 0-19]
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadRun, startEdgeBenchServers, type LoadFigures } from './edge-harness.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, pairs: { type: 'string', default: '3' }, rate: { type: 'string' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, pairs: { type: 'string', default: '3' }, rate: { type: 'string' }, 'writer-nice': { type: 'string' } } });
 // A fixed offered rate (`--rate N`, requests/s in all) compares both servers at the same load, so the
 // per-request share of work done per unit of time (timers, polls, per-batch costs) is the same.
 const rate = values.rate ? Number(values.rate) : undefined;
-const s = await startEdgeBenchServers();
+const s = await startEdgeBenchServers(values['writer-nice'] === undefined ? {} : { USAGE_WRITER_NICE: Number(values['writer-nice']) });
 
 await loadRun(s.bareUrl, { seconds: 2 });
 await loadRun(s.edgeUrl, { seconds: 2, headers: s.auth });

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from '../test/helpers/server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../test/helpers/server.ts';
 
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
@@ -99,14 +99,15 @@ export interface EdgeBenchServers {
 
 /**
  * Starts a bare Fastify answering `GET /v1/credits/balance` with a constant body, and the full server
- * with a pro tenant whose limits are lifted (so the bench measures the edge's work, not 429s).
+ * with a pro tenant whose limits are lifted (so the bench measures the edge's work, not 429s);
+ * `config` overrides the full server's configuration (env-style names).
  */
-export async function startEdgeBenchServers(): Promise<EdgeBenchServers> {
+export async function startEdgeBenchServers(config: TestServerOptions['config'] = {}): Promise<EdgeBenchServers> {
   const bare = Fastify({ logger: false });
   bare.get('/v1/credits/balance', async () => ({ success: true, data: { available_credits: 100 } }));
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/v1/credits/balance`;
-  const edge = await startTestServer();
+  const edge = await startTestServer({ config });
   const { tenantId, key } = await edge.tenantWithKey('pro');
   await edge.setLimits(tenantId, null, null);
   return {

@@ -173,7 +173,7 @@ export class UsageWriterThread implements UsageSink {
     return this.ready;
   }
 
-  private call(message: { op: 'append'; batch: UsageColumns } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
+  private call(message: { op: 'append'; batch: UsageColumns; postedAt: number } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -184,7 +184,7 @@ export class UsageWriterThread implements UsageSink {
   }
 
   append(batch: UsageColumns): Promise<void> {
-    return this.call({ op: 'append', batch });
+    return this.call({ op: 'append', batch, postedAt: Date.now() });
   }
 
   catchUp(): Promise<void> {
