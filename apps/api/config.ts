@@ -211,6 +211,13 @@ export const ConfigSchema = z.object({
    * thread with its own store connections, off the HTTP thread) or `inline` (on the HTTP thread).
    */
   USAGE_WRITER: z.enum(['thread', 'inline']).default('thread'),
+  /**
+   * How many nice steps (Linux, 0-19) the usage-writer thread runs below the HTTP thread: where the
+   * cores are busy the thread that answers requests runs first and the writer appends and projects in
+   * the gaps, in larger batches (issue 18); while it lags more than a second it runs at the HTTP
+   * thread's priority (where permitted). 0 = always the HTTP thread's priority. Ignored off Linux.
+   */
+  USAGE_WRITER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
   /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
   SIGNING_P12_PATH: optionalString,

@@ -29,7 +29,8 @@ declare module 'fastify' {
 
 /** Per-request bookkeeping of the edge hooks. */
 export interface EdgeState {
-  startedAt: bigint;
+  /** `performance.now()` when the request arrived (milliseconds; a float, no BigInt per call). */
+  startedAt: number;
   /** The route's configuration (read once: `request.routeOptions` builds an object per access). */
   config: FastifyContextConfig & { url?: string };
   /** The route's path pattern (`/v1/face/detect`), or the path of an unknown URL. */
@@ -46,7 +47,7 @@ export interface EdgeState {
 /**
  * The billed, limited, audited HTTP edge as Fastify hooks:
  * - onRequest: authenticate (401/403), per-minute rate limit per class (429 + Retry-After), concurrency (429);
- * - preHandler (after validation): reserve the route's credits (429, or 402 on registry routes);
+ * - preHandler (after validation) of the routes that may cost credits: reserve them (429, or 402 on registry routes);
  * - onSend: commit the reservation on 2xx, release it otherwise; set the billing headers on every response;
  * - onResponse: free the concurrency slot; append the usage event.
  */
@@ -118,7 +119,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const config = routeConfig(request);
     request.edge = {
-      startedAt: process.hrtime.bigint(),
+      startedAt: performance.now(),
       config,
       endpoint: config.url ?? request.url.split('?')[0]!,
       concurrencyKey: null,
@@ -144,7 +145,8 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     );
   });
 
-  app.addHook('preHandler', (request, _reply, done) => {
+  /** Reserves a priced call's credits once its input is validated (429, or 402 on registry routes). */
+  const reserveCredits = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     const auth = request.auth;
     const cost = auth ? routeCost(request) : 0;
     if (!auth || cost <= 0) return done();
@@ -161,6 +163,13 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
         done(insufficientCredits(request, error, ctx.clock.now()));
       },
     );
+  };
+  // Only on routes that may cost credits, first of their preHandlers: a free route (balance, keys,
+  // status: the most called) runs no preHandler hook at all (issue 18).
+  app.addHook('onRoute', (route) => {
+    if (!mayCharge(route.config as (FastifyContextConfig & { url?: string }) | undefined, route.url, route.method)) return;
+    const own = route.preHandler;
+    route.preHandler = own ? [reserveCredits, ...(Array.isArray(own) ? own : [own])] : [reserveCredits];
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -213,7 +222,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       edge.endpoint,
       request.method,
       reply.statusCode,
-      Number(process.hrtime.bigint() - edge.startedAt) / 1e9,
+      (performance.now() - edge.startedAt) / 1000,
       Number(headers['content-length'] ?? 0) || 0,
       edge.responseSize,
       clientIp(request),
@@ -258,6 +267,13 @@ function routeCost(request: FastifyRequest): number {
   return cost;
 }
 const tableCosts = new WeakMap<object, Map<string, number>>();
+
+/** A route may cost credits: a positive `billing` override, or a price in the spec's table for one of its methods. */
+function mayCharge(config: { billing?: { cost: number } } | undefined, url: string, method: string | string[]): boolean {
+  const override = config?.billing?.cost;
+  if (override !== undefined) return override > 0;
+  return (Array.isArray(method) ? method : [method]).some((m) => ((CREDIT_COSTS as Record<string, number>)[`${m} ${url}`] ?? 0) > 0);
+}
 
 /**
  * Fastify's route context symbol (`fastify.context`), looked up once: its `config` is what
@@ -318,18 +334,23 @@ function resetHeader(now: number): string {
   return resetText.text;
 }
 
+/**
+ * The billing headers of every answer (spec, Limits). Names are written in lower case (HTTP header names
+ * are case-insensitive; Node sends them as given): Fastify lower-cases every name it is given, which for
+ * a lower-case name costs no new string.
+ */
 function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): void {
   const now = ctx.clock.now();
   const auth = request.auth;
-  reply.header('X-Request-Id', request.id);
-  reply.header('X-RateLimit-Reset', resetHeader(now));
+  reply.header('x-request-id', request.id);
+  reply.header('x-ratelimit-reset', resetHeader(now));
   if (!auth) {
-    reply.header('X-RateLimit-Limit', '0');
-    reply.header('X-RateLimit-Remaining', '0');
-    reply.header('X-RateLimit-Tier', 'none');
-    reply.header('X-RateLimit-Billing-Method', 'credits');
-    reply.header('X-Credit-Balance', '0');
-    reply.header('X-Credit-Cost', '0');
+    reply.header('x-ratelimit-limit', '0');
+    reply.header('x-ratelimit-remaining', '0');
+    reply.header('x-ratelimit-tier', 'none');
+    reply.header('x-ratelimit-billing-method', 'credits');
+    reply.header('x-credit-balance', '0');
+    reply.header('x-credit-cost', '0');
     return;
   }
   const plan = PLANS[auth.tenant.plan];
@@ -337,13 +358,13 @@ function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: Fastif
   const balance = availableCredits(state, plan.monthlyCredits, now);
   const balanceText = balance === null ? 'unlimited' : String(balance);
   const insufficient = request.edge?.insufficient ?? false;
-  reply.header('X-RateLimit-Limit', plan.monthlyCredits === null ? 'unlimited' : planAllowanceText(plan.monthlyCredits));
-  reply.header('X-RateLimit-Remaining', balanceText);
-  reply.header('X-RateLimit-Tier', plan.tier);
-  reply.header('X-RateLimit-Billing-Method', plan.billingMethod);
-  reply.header('X-Credit-Balance', balanceText);
+  reply.header('x-ratelimit-limit', plan.monthlyCredits === null ? 'unlimited' : planAllowanceText(plan.monthlyCredits));
+  reply.header('x-ratelimit-remaining', balanceText);
+  reply.header('x-ratelimit-tier', plan.tier);
+  reply.header('x-ratelimit-billing-method', plan.billingMethod);
+  reply.header('x-credit-balance', balanceText);
   // An insufficient-credits answer names what the call would have cost (spec, Limits); otherwise the charge.
-  reply.header('X-Credit-Cost', String(insufficient ? request.edge.cost : (request.edge?.charged ?? 0)));
+  reply.header('x-credit-cost', String(insufficient ? request.edge.cost : (request.edge?.charged ?? 0)));
 }
 
 const allowanceTexts = new Map<number, string>();

@@ -3,34 +3,84 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from '../api/config.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
-import { usageStream, type ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_EVENT_TYPES, usageStream, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../../projections/projection.ts';
 
 /**
- * A projection that reads usage events (`ApiCallRecorded`: `usage-events`, `usage-analytics`): in an API
- * process with `USAGE_WRITER=thread` it runs on the usage-writer thread, which also feeds it the other
- * event types it lists from the log, so the HTTP thread never reads a call's usage event back. Such a
- * projection may write the read-model store only (the thread gives it no vector index).
+ * A projection that reads usage events (`ApiCallRecorded`, `ApiCallsRecorded`: `usage-events`,
+ * `usage-analytics`): in an API process with `USAGE_WRITER=thread` it runs on the usage-writer thread,
+ * which also feeds it the other event types it lists from the log, so the HTTP thread never reads a
+ * call's usage event back. Such a projection may write the read-model store only (the thread gives it no
+ * vector index).
  */
 export function readsUsageEvents(p: Projection): boolean {
-  return p.eventTypes.includes('ApiCallRecorded');
+  return USAGE_EVENT_TYPES.some((t) => p.eventTypes.includes(t));
 }
 
-/** Appends calls as `ApiCallRecorded` events, one append per tenant stream (`usage-<tenantId>`). */
-export async function appendUsage(store: EventStore, batch: readonly ApiCallRecorded['data'][]): Promise<void> {
-  const byStream = new Map<string, ApiCallRecorded['data'][]>();
-  for (const call of batch) {
-    const stream = usageStream(call.tenant_id);
-    const list = byStream.get(stream);
-    if (list) list.push(call);
-    else byStream.set(stream, [call]);
+/**
+ * Appends a batch of calls as one `ApiCallsRecorded` event per tenant, on the tenant's usage stream
+ * (`usage-<tenantId>`): one row in the log per tenant per flush instead of one per call (issue 18).
+ */
+export async function appendUsage(store: EventStore, batch: UsageColumns): Promise<void> {
+  for (const data of batchEventsOf(batch)) {
+    await store.append(usageStream(data.tenant_id), [{ type: 'ApiCallsRecorded', data, metadata: { tenant_id: data.tenant_id, calls: data.request_id.length } }]);
   }
-  for (const [stream, calls] of byStream) {
-    await store.append(
-      stream,
-      calls.map((data) => ({ type: 'ApiCallRecorded', data, metadata: { tenant_id: data.tenant_id, request_id: data.request_id } })),
-    );
+}
+
+/** The `ApiCallsRecorded` data of a batch, one per tenant in order of first call, calls in recorded order. */
+export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
+  const n = batch.numbers;
+  const r = batch.refs;
+  const s = batch.strings;
+  // Per tenant (by its index in the batch's string table; -1: none): the event and its own string table.
+  const byTenant = new Map<number, { data: ApiCallsRecorded['data']; local: Map<number, number> }>();
+  for (let i = 0; i < batch.length; i++) {
+    const o = i * NUMBER_FIELDS;
+    const t = i * TEXT_FIELDS;
+    let entry = byTenant.get(r[t]!);
+    if (!entry) {
+      const data: ApiCallsRecorded['data'] = {
+        tenant_id: r[t]! < 0 ? null : s[r[t]!]!,
+        strings: [],
+        request_id: [],
+        key_id: [],
+        endpoint: [],
+        method: [],
+        ip_address: [],
+        user_agent: [],
+        status_code: [],
+        response_time: [],
+        request_size: [],
+        response_size: [],
+        credits_charged: [],
+        created_at: [],
+      };
+      byTenant.set(r[t]!, (entry = { data, local: new Map() }));
+    }
+    const { data, local } = entry;
+    const ref = (k: number): number => {
+      if (k < 0) return -1;
+      let j = local.get(k);
+      if (j === undefined) {
+        local.set(k, (j = data.strings.length));
+        data.strings.push(s[k]!);
+      }
+      return j;
+    };
+    data.request_id.push(batch.requestId[i]!);
+    data.key_id.push(ref(r[t + 1]!));
+    data.endpoint.push(ref(r[t + 2]!));
+    data.method.push(ref(r[t + 3]!));
+    data.ip_address.push(ref(r[t + 4]!));
+    data.user_agent.push(ref(r[t + 5]!));
+    data.status_code.push(n[o]!);
+    data.response_time.push(n[o + 1]!);
+    data.request_size.push(n[o + 2]!);
+    data.response_size.push(n[o + 3]!);
+    data.credits_charged.push(n[o + 4]!);
+    data.created_at.push(n[o + 5]!);
   }
+  return [...byTenant.values()].map((e) => e.data);
 }
 
 /**
@@ -60,35 +110,6 @@ function emptyColumns(capacity: number): UsageColumns {
   return { length: 0, requestId: [], strings: [], refs: new Int32Array(capacity * TEXT_FIELDS), numbers: new Float64Array(capacity * NUMBER_FIELDS) };
 }
 
-/** The `ApiCallRecorded` data of each call of a batch (`created_at` as ISO 8601 text of the epoch ms). */
-export function callsOf(batch: UsageColumns): ApiCallRecorded['data'][] {
-  const calls: ApiCallRecorded['data'][] = new Array(batch.length);
-  const n = batch.numbers;
-  const r = batch.refs;
-  const s = batch.strings;
-  const text = (k: number): string | null => (k < 0 ? null : s[k]!);
-  for (let i = 0; i < batch.length; i++) {
-    const o = i * NUMBER_FIELDS;
-    const t = i * TEXT_FIELDS;
-    calls[i] = {
-      request_id: batch.requestId[i]!,
-      tenant_id: text(r[t]!),
-      key_id: text(r[t + 1]!),
-      endpoint: s[r[t + 2]!]!,
-      method: s[r[t + 3]!]!,
-      status_code: n[o]!,
-      response_time: n[o + 1]!,
-      request_size: n[o + 2]!,
-      response_size: n[o + 3]!,
-      ip_address: s[r[t + 4]!]!,
-      user_agent: text(r[t + 5]!),
-      credits_charged: n[o + 4]!,
-      created_at: new Date(n[o + 5]!).toISOString(),
-    };
-  }
-  return calls;
-}
-
 /** Where a flushed batch goes: appended here, or posted to the usage-writer thread. */
 export interface UsageSink {
   append(batch: UsageColumns): Promise<void>;
@@ -99,7 +120,7 @@ export interface UsageSink {
 
 /** Appends on this thread (CLI, tests with in-memory stores, `USAGE_WRITER=inline`). */
 export function inlineUsageSink(store: EventStore): UsageSink {
-  return { append: (batch) => appendUsage(store, callsOf(batch)), catchUp: async () => undefined, close: async () => undefined };
+  return { append: (batch) => appendUsage(store, batch), catchUp: async () => undefined, close: async () => undefined };
 }
 
 /**
@@ -152,7 +173,7 @@ export class UsageWriterThread implements UsageSink {
     return this.ready;
   }
 
-  private call(message: { op: 'append'; batch: UsageColumns } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
+  private call(message: { op: 'append'; batch: UsageColumns; postedAt: number } | { op: 'catchUp' } | { op: 'close' }): Promise<void> {
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -163,7 +184,7 @@ export class UsageWriterThread implements UsageSink {
   }
 
   append(batch: UsageColumns): Promise<void> {
-    return this.call({ op: 'append', batch });
+    return this.call({ op: 'append', batch, postedAt: Date.now() });
   }
 
   catchUp(): Promise<void> {
@@ -179,9 +200,9 @@ export class UsageWriterThread implements UsageSink {
 }
 
 /**
- * Records `ApiCallRecorded` events off the request path, in batches: calls are buffered and flushed
- * every `flushMs` (or at `maxBatch`) to the sink: appended here, or handed to the usage-writer thread,
- * one append per tenant stream, so the log takes one write per batch instead of one per call.
+ * Records API calls off the request path, in batches: calls are buffered and flushed every `flushMs` (or
+ * at `maxBatch`) to the sink: appended here, or handed to the usage-writer thread, as one
+ * `ApiCallsRecorded` event per tenant stream, so the log takes one row per batch instead of one per call.
  * `close()` flushes what is left; a crash loses at most `flushMs` of usage (credits are exact whatever
  * happens: they live on the credit streams, written before the answer).
  */

@@ -1,25 +1,85 @@
 /**
  * The usage-writer thread of an API process (see `UsageWriterThread` in `./usage-writer.ts`): it
- * appends the `ApiCallRecorded` batches the main thread posts, with its own connection to the event
+ * appends the usage batches the main thread posts (as `ApiCallsRecorded` events), with its own connection to the event
  * store, and runs the projections that read usage events (`usage-events`, `usage-analytics`; see
  * `readsUsageEvents`) against its own connection to the read models, so neither the SQLite writes
  * nor the projection of a call's usage event run on the thread that serves HTTP.
  *
- * Messages in: `{ id, op: 'append', batch }` (the calls as `UsageColumns`), `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
+ * It runs below the HTTP thread's priority (`USAGE_WRITER_NICE`), back at the process's priority while
+ * it lags more than a second behind the batches posted to it (see {@link Priority}).
+ *
+ * Messages in: `{ id, op: 'append', batch, postedAt }` (the calls as `UsageColumns`; epoch ms of the post), `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
  * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import type { Config } from '../api/config.ts';
 import { createEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels } from '../../infra/read-models/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { capabilities, projectionsOf } from '../capabilities/index.ts';
-import { appendUsage, callsOf, readsUsageEvents, type UsageColumns } from './usage-recorder.ts';
+import { appendUsage, readsUsageEvents, type UsageColumns } from './usage-recorder.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 
-type Message = { id: number; op: 'append'; batch: UsageColumns } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
+type Message = { id: number; op: 'append'; batch: UsageColumns; postedAt: number } | { id: number; op: 'catchUp' } | { id: number; op: 'close' };
 
 const config = (workerData as { config: Config }).config;
+
+/** Lag behind the posted batches (ms) above which the thread returns to the HTTP thread's priority. */
+const CATCH_UP_LAG_MS = 1000;
+/** Lag under which it goes back to `USAGE_WRITER_NICE`. */
+const RELAXED_LAG_MS = 200;
+
+/**
+ * This thread's scheduling priority (Linux nice): `USAGE_WRITER_NICE` while it keeps up, so where the
+ * cores are busy the HTTP thread runs first and this thread appends and projects in the gaps, in larger
+ * batches (issue 18); the HTTP thread's priority while a batch it takes up was posted more than
+ * {@link CATCH_UP_LAG_MS} before, so its backlog (and the memory it holds) stays bounded. On Linux
+ * `/proc/thread-self` names the calling thread's id, and setpriority(2) on a thread id applies to that
+ * thread alone. Raising the priority back needs CAP_SYS_NICE (root has it); without it, or off Linux,
+ * the thread stays where it is (then a busy HTTP thread may delay usage rows, never lose them).
+ */
+class Priority {
+  private readonly tid: number | null;
+  /** The HTTP (main) thread's nice value, which this thread starts with. */
+  private readonly base: number;
+  private readonly relaxed: number;
+  private nice: number;
+
+  /** @param lower how far below the HTTP thread this thread runs while it keeps up (nice steps, capped at 19). */
+  constructor(lower: number) {
+    let tid: number | null = null;
+    try {
+      tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+      if (!Number.isInteger(tid) || tid <= 0) tid = null;
+    } catch {
+      tid = null; // not Linux
+    }
+    this.tid = tid;
+    this.base = tid === null ? 0 : getPriority(process.pid);
+    this.nice = this.base;
+    this.relaxed = Math.min(19, this.base + lower);
+    this.set(this.relaxed);
+  }
+
+  /** Called with the age (ms) of each batch as it is taken up. */
+  observe(lagMs: number): void {
+    if (lagMs > CATCH_UP_LAG_MS && this.nice !== this.base) this.set(this.base);
+    else if (lagMs < RELAXED_LAG_MS && this.nice !== this.relaxed) this.set(this.relaxed);
+  }
+
+  private set(nice: number): void {
+    if (this.tid === null) return;
+    try {
+      setPriority(this.tid, nice);
+      this.nice = nice;
+    } catch {
+      // not permitted (raising needs CAP_SYS_NICE): keep the current priority
+    }
+  }
+}
+const priority = new Priority(config.USAGE_WRITER_NICE ?? 0);
 // The projections below read back every usage event this thread appends: they get them from memory
 // (neither they nor `appendUsage` modify events), not from a query and a JSON parse each (issue 18).
 const events = createEventStore(config, { recentAppends: 4000 });
@@ -39,7 +99,10 @@ const port = parentPort!;
 port.on('message', (m: Message) => {
   void (async () => {
     try {
-      if (m.op === 'append') await appendUsage(events, callsOf(m.batch));
+      if (m.op === 'append') {
+        priority.observe(Date.now() - m.postedAt);
+        await appendUsage(events, m.batch);
+      }
       else if (m.op === 'catchUp') await runner.catchUp();
       else {
         await runner.stop();

@@ -1,6 +1,6 @@
 /**
- * The usage-analytics projection (issue 14): folds the usage events every call appends
- * (`ApiCallRecorded`), the credit events (`domain/credits/credits.ts`), the tenancy plan events and the
+ * The usage-analytics projection (issue 14): folds the usage events of every call (`ApiCallRecorded`,
+ * and the batches of them, `ApiCallsRecorded`, folded call by call), the credit events (`domain/credits/credits.ts`), the tenancy plan events and the
  * alert events into the read models of `./model.ts`, and evaluates the tenants' alerts event by event as
  * it goes (hysteresis, `domain/usage/alerts.ts`). A firing is written to the outbox collection in the
  * same transaction as the checkpoint; the alert dispatcher (`workflows/usage-alerts`) starts its
@@ -11,7 +11,8 @@
  */
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Projection } from '../projection.ts';
-import { serviceGroup, type ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_EVENT_TYPES, serviceGroup, type ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { asSingleCallEvents } from '../usage-events/usage-events.ts';
 import { CREDIT_EVENT_TYPES, availableCredits, evolveCredits, type CreditEvent, type CreditState } from '../../domain/credits/credits.ts';
 import { PLANS, type PlanName } from '../../domain/plans/plans.ts';
 import {
@@ -80,10 +81,13 @@ const isWindowed = (c: AlertCondition) => c.metric === 'error_rate' || c.metric 
 export const usageAnalyticsProjection: Projection = {
   name: 'usage-analytics',
   collections: Object.values(C),
-  eventTypes: ['ApiCallRecorded', ...CREDIT_EVENT_TYPES, ...TENANT_EVENTS, ...ALERT_EVENT_TYPES],
+  eventTypes: [...USAGE_EVENT_TYPES, ...CREDIT_EVENT_TYPES, ...TENANT_EVENTS, ...ALERT_EVENT_TYPES],
   // Every call's event lands here: big batches mean fewer round trips per event (bench/usage.bench.ts).
-  batchSize: 2000,
-  async apply(events, { store }) {
+  // A batch event holds up to 1,000 calls: 500 of them bound a batch's memory (500,000 calls at most).
+  batchSize: 500,
+  async apply(logged, { store }) {
+    // Call by call, as if each call had its own event: alerts are evaluated after every call, as before.
+    const events = asSingleCallEvents(logged);
     const cols = await usageCollections(store);
     const tenantOf = (e: RecordedEvent) => (e.data as { tenant_id?: string | null }).tenant_id ?? null;
     const tenantIds = [...new Set(events.map(tenantOf).filter((t): t is string => t !== null))];

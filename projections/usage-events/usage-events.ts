@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
-import { serviceGroup, type ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_EVENT_TYPES, callsOfBatch, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../projection.ts';
 
 /** One row per API call, the shape of the spec's usage "Stats record" plus tenant and credits. */
@@ -28,23 +28,74 @@ export const USAGE_COLLECTION = 'usage_events';
 export const usageEventsCollection = (store: ReadModelStore): Promise<Collection<UsageRecord>> =>
   store.collection<UsageRecord>(USAGE_COLLECTION, { indexes: [['tenant_id', 'created_at']] });
 
+/** One API call read from the log, with where it sits there. */
+export interface LoggedCall {
+  /** The event that holds it. */
+  event: RecordedEvent;
+  /** Its index in a batch event (`ApiCallsRecorded`), or -1 for a single-call event (`ApiCallRecorded`). */
+  index: number;
+  data: ApiCallRecorded['data'];
+}
+
 /**
- * Projects `ApiCallRecorded` into `usage_events`. Rows are keyed by the event's zero-padded global
- * position: stable across replays (idempotent) and increasing, so inserts append to the key index
- * instead of landing at random places as UUID keys would.
+ * The calls recorded by usage events, in log order (a batch's calls in recorded order), each with its
+ * event: both the single-call events of older logs and the batch events the recorder appends now.
+ * Events of other types are skipped.
  */
+export function loggedCalls(events: readonly RecordedEvent[]): LoggedCall[] {
+  const out: LoggedCall[] = [];
+  for (const e of events) {
+    if (e.type === 'ApiCallRecorded') out.push({ event: e, index: -1, data: (e as unknown as ApiCallRecorded).data });
+    else if (e.type === 'ApiCallsRecorded') {
+      const calls = callsOfBatch((e as unknown as ApiCallsRecorded).data);
+      for (let i = 0; i < calls.length; i++) out.push({ event: e, index: i, data: calls[i]! });
+    }
+  }
+  return out;
+}
+
+/**
+ * The events with each batch event (`ApiCallsRecorded`) replaced by one `ApiCallRecorded` per call, in
+ * place and in order (same position, id and stream as the batch; only `type` and `data` differ), for
+ * folds written per call. Other events pass through unchanged.
+ */
+export function asSingleCallEvents(events: readonly RecordedEvent[]): RecordedEvent[] {
+  if (!events.some((e) => e.type === 'ApiCallsRecorded')) return events as RecordedEvent[];
+  const out: RecordedEvent[] = [];
+  for (const e of events) {
+    if (e.type !== 'ApiCallsRecorded') out.push(e);
+    else for (const data of callsOfBatch((e as unknown as ApiCallsRecorded).data)) out.push({ ...e, type: 'ApiCallRecorded', data });
+  }
+  return out;
+}
+
+/**
+ * The row key and `id` of a logged call. Single-call events: the event's zero-padded global position and
+ * its id. Batch events: the same followed by `.` and the call's zero-padded index, and the event's id
+ * followed by `.` and the index. Keys are stable across replays (idempotent) and increasing in log
+ * order, so inserts append to the key index instead of landing at random places as UUID keys would.
+ */
+export function callKey(c: LoggedCall): { key: string; id: string } {
+  const at = String(c.event.globalPosition).padStart(16, '0');
+  if (c.index < 0) return { key: at, id: c.event.eventId };
+  return { key: `${at}.${String(c.index).padStart(6, '0')}`, id: `${c.event.eventId}.${c.index}` };
+}
+
+/** Projects the calls of the usage events (`ApiCallRecorded`, `ApiCallsRecorded`) into `usage_events`, one row per call (keys: {@link callKey}). */
 export const usageEventsProjection: Projection = {
   name: 'usage-events',
   collections: [USAGE_COLLECTION],
-  eventTypes: ['ApiCallRecorded'],
-  batchSize: 2000,
+  eventTypes: [...USAGE_EVENT_TYPES],
+  // A batch event holds up to 1,000 calls (the recorder's maxBatch): 500 events bound a batch's memory (500,000 calls at most).
+  batchSize: 500,
   async apply(events: readonly RecordedEvent[], { store }) {
     const c = await usageEventsCollection(store);
     const rows: Array<readonly [string, UsageRecord]> = [];
-    for (const e of events) {
-      const d = (e as unknown as ApiCallRecorded & RecordedEvent).data;
-      rows.push([String(e.globalPosition).padStart(16, '0'), {
-        id: e.eventId,
+    for (const call of loggedCalls(events)) {
+      const d = call.data;
+      const { key, id } = callKey(call);
+      rows.push([key, {
+        id,
         tenant_id: d.tenant_id,
         user_id: d.tenant_id,
         key_id: d.key_id,

@@ -8,10 +8,10 @@ import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-st
 import { TenancyView } from '../../apps/platform/tenancy-view.ts';
 import { Authenticator } from '../../apps/api/auth.ts';
 import { ApiError } from '../../apps/api/errors.ts';
-import { UsageRecorder, callsOf, type UsageColumns } from '../../apps/platform/usage-recorder.ts';
+import { UsageRecorder, batchEventsOf, type UsageColumns } from '../../apps/platform/usage-recorder.ts';
 import { changePlan, createApiKey, createTenant, revokeApiKey } from '../../domain/tenancy/operations.ts';
 import { formatApiKey } from '../../domain/tenancy/api-key.ts';
-import type { ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { callsOfBatch, type ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { pino } from 'pino';
 import { lazyChildLoggerFactory } from '../../apps/api/request-logger.ts';
 
@@ -106,7 +106,7 @@ describe('recent appends kept in memory (SQLite)', () => {
 });
 
 describe('usage calls recorded as columns', () => {
-  it('arrive field by field as recorded, nulls included', async () => {
+  it('arrive field by field as recorded, nulls included, one batch event per tenant', async () => {
     const batches: UsageColumns[] = [];
     const recorder = new UsageRecorder(
       { append: async (b) => void batches.push(b), catchUp: async () => undefined, close: async () => undefined },
@@ -136,7 +136,12 @@ describe('usage calls recorded as columns', () => {
     await recorder.flush();
     expect(batches.map((b) => b.length)).toEqual([3, 2]); // maxBatch 3
     expect(batches[0]!.strings.length).toBeLessThan(3 * 6); // repeated texts are sent once per batch
-    expect(batches.flatMap(callsOf)).toEqual(calls);
+    // One ApiCallsRecorded event per tenant per batch: ten_0, ten_1 | ten_1, none.
+    const events = batches.map(batchEventsOf);
+    expect(events.map((b) => b.map((e) => e.tenant_id))).toEqual([['ten_0', 'ten_1'], ['ten_1', null]]);
+    for (const e of events.flat()) expect(new Set(callsOfBatch(e).map((c) => c.tenant_id))).toEqual(new Set([e.tenant_id]));
+    const back = events.flat().flatMap(callsOfBatch);
+    expect(back.sort((a, b) => a.request_id.localeCompare(b.request_id))).toEqual(calls);
   });
 });
 

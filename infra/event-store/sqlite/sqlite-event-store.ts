@@ -124,6 +124,9 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
       head: this.db.prepare<[], { pos: number | null }>('SELECT MAX(global_position) AS pos FROM events'),
+      // Prepared once: `db.pragma()` compiles its statement on every call (a foreign-commit check runs
+      // several times per commit of the usage-writer thread).
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
       typesSince: this.db.prepare<[number], { type: string; pos: number }>(
         'SELECT type, MAX(global_position) AS pos FROM events WHERE global_position > ? GROUP BY type',
       ),
@@ -304,7 +307,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private readDataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return this.stmts.dataVersion.get()!;
   }
 
   private unwatch(): void {
