@@ -1,0 +1,117 @@
+/**
+ * The MCC local-similarity stage of `matchCylinders` (mcc.ts) in WebAssembly with 128-bit SIMD: the
+ * kernel in mcc-simd.wat (its header gives the memory layout), compiled into mcc-simd-wasm.ts. Same
+ * arithmetic in the same order as the JavaScript path, so the similarities, their order and hence every
+ * score are identical (test/unit/fingerprint/mcc-simd.test.ts compares the two on FVC2002 and synthetic
+ * templates). It is faster because a pair of cylinders costs 12 loads, ANDs and byte popcounts of 128
+ * bits instead of a loop over the 32-bit words non-zero in both (figures in docs/fingerprint.md,
+ * Benchmarks).
+ *
+ * The cylinders are copied into the module's memory at each call, except the A and B of the previous
+ * call (compared by identity: a CylinderSet is not modified after it is built), so a 1:N search copies
+ * its probe once. `null` when the runtime has no WebAssembly SIMD (Node ≥ 16.4 has it).
+ */
+import { MCC_SIMD_WASM_BASE64 } from './mcc-simd-wasm.ts';
+
+/** The arrays of a template's cylinders the kernel reads (CylinderSet fields, mcc.ts). */
+export interface SimdCylinders {
+  n: number;
+  bits: Uint32Array;
+  mask: Uint32Array;
+  angle: Float32Array;
+  cells: Uint16Array;
+  pop: Uint16Array;
+  part: Uint8Array;
+  flip: Uint8Array;
+}
+
+/** A's turned cylinders (mcc.ts `flipped`): bits, mask and partial-mask flags. */
+export interface SimdTurned {
+  bits: Uint32Array;
+  mask: Uint32Array;
+  part: Uint8Array;
+}
+
+/**
+ * Writes the local similarities (> 0) of the matchable pairs of A's and B's cylinders to val (the
+ * similarity), idx (i·nB + j) and turned (1 when A's turned cylinder was used), in the order i then j,
+ * and returns their count. `F`: A's turned cylinders, or null when turned cylinders are not used;
+ * dTheta: δθ, radians. The output arrays must hold nA·nB entries.
+ */
+export type SimdSimilarities = (A: SimdCylinders, F: SimdTurned | null, B: SimdCylinders, dTheta: number, val: Float32Array, idx: Int32Array, turned: Uint8Array) => number;
+
+/** Bytes of a template block of n cylinders (mcc-simd.wat header), 16-byte aligned. */
+const blockBytes = (n: number) => (n * 234 + 15) & ~15;
+const turnedBytes = (n: number) => (n * 225 + 15) & ~15;
+const BASE = 64;
+
+/** base64 to bytes without Node's Buffer. */
+function decode(b64: string): Uint8Array<ArrayBuffer> {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/**
+ * Instantiates the kernel with `circle` (the LW = 8 words of the cells inside the cylinder's radius,
+ * mcc.ts CIRCLE); null when WebAssembly or its SIMD is unavailable.
+ */
+export function createSimdSimilarities(circle: Uint32Array): SimdSimilarities | null {
+  let instance: WebAssembly.Instance;
+  try {
+    const bytes = decode(MCC_SIMD_WASM_BASE64);
+    if (!WebAssembly.validate(bytes)) return null;
+    instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+  } catch {
+    return null;
+  }
+  const memory = instance.exports.memory as WebAssembly.Memory;
+  const similarities = instance.exports.similarities as (nA: number, a: number, nB: number, b: number, f: number, dTheta: number, out: number) => number;
+  let u8 = new Uint8Array(memory.buffer), u16 = new Uint16Array(memory.buffer), u32 = new Uint32Array(memory.buffer);
+  let f32 = new Float32Array(memory.buffer), i32 = new Int32Array(memory.buffer);
+  u32.set(circle, 0);
+  let lastA: SimdCylinders | null = null, lastF: SimdTurned | null = null, lastB: SimdCylinders | null = null, lastBAt = -1;
+
+  const ensure = (bytes: number) => {
+    if (bytes <= memory.buffer.byteLength) return;
+    memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65536));
+    u8 = new Uint8Array(memory.buffer); u16 = new Uint16Array(memory.buffer); u32 = new Uint32Array(memory.buffer);
+    f32 = new Float32Array(memory.buffer); i32 = new Int32Array(memory.buffer);
+  };
+  const writeBlock = (S: SimdCylinders, at: number) => {
+    const n = S.n;
+    u32.set(S.bits.subarray(0, n * 48), at >> 2);
+    u32.set(S.mask.subarray(0, n * 8), (at + 192 * n) >> 2);
+    f32.set(S.angle.subarray(0, n), (at + 224 * n) >> 2);
+    u16.set(S.cells.subarray(0, n), (at + 228 * n) >> 1);
+    u16.set(S.pop.subarray(0, n), (at + 230 * n) >> 1);
+    u8.set(S.part.subarray(0, n), at + 232 * n);
+    u8.set(S.flip.subarray(0, n), at + 233 * n);
+  };
+
+  return (A, F, B, dTheta, val, idx, turned) => {
+    const nA = A.n, nB = B.n;
+    const fAt = BASE + blockBytes(nA);
+    const bAt = fAt + (F ? turnedBytes(nA) : 0);
+    const out = bAt + blockBytes(nB);
+    const cap = nA * nB;
+    ensure(out + 9 * cap);
+    if (A !== lastA) { writeBlock(A, BASE); lastA = A; lastF = null; lastB = null; }
+    if (F && F !== lastF) {
+      u32.set(F.bits.subarray(0, nA * 48), fAt >> 2);
+      u32.set(F.mask.subarray(0, nA * 8), (fAt + 192 * nA) >> 2);
+      u8.set(F.part.subarray(0, nA), fAt + 224 * nA);
+      lastF = F; lastB = null;
+    }
+    if (B !== lastB || bAt !== lastBAt) {
+      writeBlock(B, bAt); lastB = B; lastBAt = bAt;
+      if (!F) lastF = null; // B may now lie where A's turned cylinders were
+    }
+    const cnt = similarities(nA, BASE, nB, bAt, F ? fAt : 0, dTheta, out);
+    val.set(f32.subarray(out >> 2, (out >> 2) + cnt));
+    idx.set(i32.subarray((out >> 2) + cap, (out >> 2) + cap + cnt));
+    turned.set(u8.subarray(out + 8 * cap, out + 8 * cap + cnt));
+    return cnt;
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Compiles domain/fingerprint/mcc-simd.wat (the MCC local-similarity kernel) with wabt's wat2wasm
+ * (npm `wabt`, a devDependency) and writes the binary, base64, to domain/fingerprint/mcc-simd-wasm.ts.
+ * Run after editing the .wat: `npm run build:mcc-wasm`. test/unit/fingerprint/mcc-simd.test.ts checks
+ * that the committed binary is what this script gives.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+/** The .wat compiled to a wasm binary by wabt (features: wabt's defaults, which include SIMD). */
+export async function compileMccWat(): Promise<Uint8Array> {
+  const wabt = await (await import('wabt')).default();
+  const src = readFileSync(new URL('../domain/fingerprint/mcc-simd.wat', import.meta.url), 'utf8');
+  const mod = wabt.parseWat('mcc-simd.wat', src);
+  try {
+    mod.validate();
+    return Uint8Array.from(mod.toBinary({}).buffer);
+  } finally {
+    mod.destroy();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const bin = await compileMccWat();
+  const b64 = Buffer.from(bin).toString('base64');
+  const lines = b64.match(/.{1,100}/g)!.map((l) => `  '${l}'`).join(' +\n');
+  writeFileSync(new URL('../domain/fingerprint/mcc-simd-wasm.ts', import.meta.url),
+    `/** mcc-simd.wat compiled by wabt (npm run build:mcc-wasm; generated, do not edit): ${bin.length} bytes, base64. */\nexport const MCC_SIMD_WASM_BASE64 =\n${lines};\n`);
+  console.log(`mcc-simd-wasm.ts: ${bin.length} bytes`);
+}
