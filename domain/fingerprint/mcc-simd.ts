@@ -43,7 +43,7 @@ export type SimdSimilarities = (A: SimdCylinders, F: SimdTurned | null, B: SimdC
 /** Bytes of a template block of n cylinders (mcc-simd.wat header), 16-byte aligned. */
 const blockBytes = (n: number) => (n * 234 + 15) & ~15;
 const turnedBytes = (n: number) => (n * 225 + 15) & ~15;
-const BASE = 64;
+const BASE = 28736; // after the square-root table (mcc-simd.wat header)
 
 /** base64 to bytes without Node's Buffer. */
 function decode(b64: string): Uint8Array<ArrayBuffer> {
@@ -54,13 +54,13 @@ function decode(b64: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * Instantiates the kernel with `circle` (the LW = 8 words of the cells inside the cylinder's radius,
- * mcc.ts CIRCLE); null when WebAssembly or its SIMD is unavailable.
+ * Instantiates the kernel (`bytes`: the module, mcc-simd-wasm.ts's by default) with `circle` (the LW = 8
+ * words of the cells inside the cylinder's radius, mcc.ts CIRCLE); null when WebAssembly or its SIMD is
+ * unavailable.
  */
-export function createSimdSimilarities(circle: Uint32Array): SimdSimilarities | null {
+export function createSimdSimilarities(circle: Uint32Array, bytes: Uint8Array<ArrayBuffer> = decode(MCC_SIMD_WASM_BASE64)): SimdSimilarities | null {
   let instance: WebAssembly.Instance;
   try {
-    const bytes = decode(MCC_SIMD_WASM_BASE64);
     if (!WebAssembly.validate(bytes)) return null;
     instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
   } catch {
@@ -71,6 +71,8 @@ export function createSimdSimilarities(circle: Uint32Array): SimdSimilarities | 
   let u8 = new Uint8Array(memory.buffer), u16 = new Uint16Array(memory.buffer), u32 = new Uint32Array(memory.buffer);
   let f32 = new Float32Array(memory.buffer), i32 = new Int32Array(memory.buffer);
   u32.set(circle, 0);
+  const f64 = new Float64Array(memory.buffer, 4096, 3073);
+  for (let k = 0; k <= 3072; k++) f64[k] = Math.sqrt(k);
   let lastA: SimdCylinders | null = null, lastF: SimdTurned | null = null, lastB: SimdCylinders | null = null, lastBAt = -1;
 
   const ensure = (bytes: number) => {

@@ -1,11 +1,14 @@
 ;; MCC local similarities of every matchable pair of cylinders of two templates (the bit version of
-;; Cappelli, Ferrara, Maltoni, IEEE TPAMI 32(12) 2010, eq. 20), in WebAssembly with 128-bit SIMD
-;; (i8x16.popcnt). The same arithmetic, in the same order, as `localSimilarity` and the pair loop of
-;; `matchCylinders` in mcc.ts, so the similarities are identical; mcc-simd.ts lays the cylinders out and
+;; Cappelli, Ferrara, Maltoni, IEEE TPAMI 32(12) 2010, eq. 20), in WebAssembly: popcounts of 64-bit
+;; words (i64.popcnt; measured faster here than 128-bit i8x16.popcnt, which V8 emulates with byte
+;; shuffles), square roots from a table. The same arithmetic, in the same order, as `jsSimilarities` and
+;; `localSimilarity` in mcc.ts, so the similarities are identical; mcc-simd.ts lays the cylinders out and
 ;; reads the results. Compiled by wabt's wat2wasm into mcc-simd-wasm.ts (npm run build:mcc-wasm).
 ;;
 ;; Memory (bytes; the caller writes everything but the output):
 ;;   0-31    CIRCLE: the cells inside the cylinder's radius, one layer (256 bits).
+;;   4096    √k for k = 0..3072 (f64; written by the caller with Math.sqrt, which the JavaScript path
+;;           uses): ‖a‖, ‖b‖ ≤ 6 × 256 and ‖a⊕b‖ ≤ ‖a‖ + ‖b‖.
 ;;   a, b    a template block of n cylinders: bits (n × 192: 6 layers × 256 bits), mask (n × 32: valid
 ;;           cells of one layer), angle (n × f32, radians), cells (n × u16: popcount of mask), pop
 ;;           (n × u16: popcount of bits), part (n × u8: non-zero when the mask leaves out some of the
@@ -25,39 +28,66 @@
       (i32.add (i32x4.extract_lane 0 (local.get $w)) (i32x4.extract_lane 1 (local.get $w)))
       (i32.add (i32x4.extract_lane 2 (local.get $w)) (i32x4.extract_lane 3 (local.get $w)))))
 
-  ;; Σ over the 6 layers of popcount(bits ∧ m), m one layer (m0 the first 128 cells, m1 the others).
+  ;; Σ over the 6 layers of popcount(bits ∧ m), m one layer (m0 the first 128 cells, m1 the others),
+  ;; by 64-bit words.
   (func $popMasked (param $p i32) (param $m0 v128) (param $m1 v128) (result i32)
-    (local $acc v128)
-    (local.set $acc (i8x16.popcnt (v128.and (v128.load offset=0 (local.get $p)) (local.get $m0))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=16 (local.get $p)) (local.get $m1)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=32 (local.get $p)) (local.get $m0)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=48 (local.get $p)) (local.get $m1)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=64 (local.get $p)) (local.get $m0)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=80 (local.get $p)) (local.get $m1)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=96 (local.get $p)) (local.get $m0)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=112 (local.get $p)) (local.get $m1)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=128 (local.get $p)) (local.get $m0)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=144 (local.get $p)) (local.get $m1)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=160 (local.get $p)) (local.get $m0)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=176 (local.get $p)) (local.get $m1)))))
-    (call $hsum (local.get $acc)))
+    (local $acc i64) (local $w0 i64) (local $w1 i64) (local $w2 i64) (local $w3 i64)
+    (local.set $w0 (i64x2.extract_lane 0 (local.get $m0))) (local.set $w1 (i64x2.extract_lane 1 (local.get $m0)))
+    (local.set $w2 (i64x2.extract_lane 0 (local.get $m1))) (local.set $w3 (i64x2.extract_lane 1 (local.get $m1)))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=0 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=8 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=16 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=24 (local.get $p)) (local.get $w3)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=32 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=40 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=48 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=56 (local.get $p)) (local.get $w3)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=64 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=72 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=80 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=88 (local.get $p)) (local.get $w3)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=96 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=104 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=112 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=120 (local.get $p)) (local.get $w3)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=128 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=136 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=144 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=152 (local.get $p)) (local.get $w3)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=160 (local.get $p)) (local.get $w0)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=168 (local.get $p)) (local.get $w1)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=176 (local.get $p)) (local.get $w2)))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=184 (local.get $p)) (local.get $w3)))))
+    (i32.wrap_i64 (local.get $acc)))
 
-  ;; Σ over the 12 words of 128 bits of popcount(p ∧ q): ‖a ∧ b‖ of two cylinders.
+  ;; Σ over the 24 words of 64 bits of popcount(p ∧ q): ‖a ∧ b‖ of two cylinders.
   (func $popAnd (param $p i32) (param $q i32) (result i32)
-    (local $acc v128)
-    (local.set $acc (i8x16.popcnt (v128.and (v128.load offset=0 (local.get $p)) (v128.load offset=0 (local.get $q)))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=16 (local.get $p)) (v128.load offset=16 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=32 (local.get $p)) (v128.load offset=32 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=48 (local.get $p)) (v128.load offset=48 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=64 (local.get $p)) (v128.load offset=64 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=80 (local.get $p)) (v128.load offset=80 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=96 (local.get $p)) (v128.load offset=96 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=112 (local.get $p)) (v128.load offset=112 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=128 (local.get $p)) (v128.load offset=128 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=144 (local.get $p)) (v128.load offset=144 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=160 (local.get $p)) (v128.load offset=160 (local.get $q))))))
-    (local.set $acc (i8x16.add (local.get $acc) (i8x16.popcnt (v128.and (v128.load offset=176 (local.get $p)) (v128.load offset=176 (local.get $q))))))
-    (call $hsum (local.get $acc)))
+    (local $acc i64)
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=0 (local.get $p)) (i64.load offset=0 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=8 (local.get $p)) (i64.load offset=8 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=16 (local.get $p)) (i64.load offset=16 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=24 (local.get $p)) (i64.load offset=24 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=32 (local.get $p)) (i64.load offset=32 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=40 (local.get $p)) (i64.load offset=40 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=48 (local.get $p)) (i64.load offset=48 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=56 (local.get $p)) (i64.load offset=56 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=64 (local.get $p)) (i64.load offset=64 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=72 (local.get $p)) (i64.load offset=72 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=80 (local.get $p)) (i64.load offset=80 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=88 (local.get $p)) (i64.load offset=88 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=96 (local.get $p)) (i64.load offset=96 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=104 (local.get $p)) (i64.load offset=104 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=112 (local.get $p)) (i64.load offset=112 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=120 (local.get $p)) (i64.load offset=120 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=128 (local.get $p)) (i64.load offset=128 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=136 (local.get $p)) (i64.load offset=136 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=144 (local.get $p)) (i64.load offset=144 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=152 (local.get $p)) (i64.load offset=152 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=160 (local.get $p)) (i64.load offset=160 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=168 (local.get $p)) (i64.load offset=168 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=176 (local.get $p)) (i64.load offset=176 (local.get $q))))))
+    (local.set $acc (i64.add (local.get $acc) (i64.popcnt (i64.and (i64.load offset=184 (local.get $p)) (i64.load offset=184 (local.get $q))))))
+    (i32.wrap_i64 (local.get $acc)))
 
   ;; Writes the local similarity (> 0 only) of every pair (i, j) of A's and B's cylinders that
   ;; `matchCylinders` compares, in the order i then j, to `out`; returns how many. dTheta: δθ (radians);
@@ -152,8 +182,8 @@
               ;; 1 − √‖a⊕b‖ / (√‖a‖ + √‖b‖), ‖a⊕b‖ = ‖a‖ + ‖b‖ − 2‖a∧b‖.
               (local.set $s (f64.sub (f64.const 1)
                 (f64.div
-                  (f64.sqrt (f64.convert_i32_s (i32.sub (i32.add (local.get $pa) (local.get $pb)) (i32.shl (local.get $pab) (i32.const 1)))))
-                  (f64.add (f64.sqrt (f64.convert_i32_s (local.get $pa))) (f64.sqrt (f64.convert_i32_s (local.get $pb)))))))
+                  (f64.load offset=4096 (i32.shl (i32.sub (i32.add (local.get $pa) (local.get $pb)) (i32.shl (local.get $pab) (i32.const 1))) (i32.const 3)))
+                  (f64.add (f64.load offset=4096 (i32.shl (local.get $pa) (i32.const 3))) (f64.load offset=4096 (i32.shl (local.get $pb) (i32.const 3)))))))
               (br_if $next (f64.le (local.get $s) (f64.const 0)))
               (f32.store (i32.add (local.get $out) (i32.shl (local.get $cnt) (i32.const 2))) (f32.demote_f64 (local.get $s)))
               (i32.store (i32.add (local.get $out) (i32.shl (i32.add (local.get $cap) (local.get $cnt)) (i32.const 2)))
