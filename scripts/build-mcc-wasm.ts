@@ -6,9 +6,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
+/** The package name, in a variable so that typechecking does not need the devDependency installed. */
+export const WABT = 'wabt';
+
+/** The part of wabt's API used here (its index.d.ts has the whole). */
+interface Wabt {
+  parseWat(filename: string, text: string): { validate(): void; toBinary(o: object): { buffer: Uint8Array }; destroy(): void };
+}
+
 /** The .wat compiled to a wasm binary by wabt (features: wabt's defaults, which include SIMD). */
 export async function compileMccWat(): Promise<Uint8Array> {
-  const wabt = await (await import('wabt')).default();
+  const wabt = await ((await import(WABT)) as { default: () => Promise<Wabt> }).default();
   const src = readFileSync(new URL('../domain/fingerprint/mcc-simd.wat', import.meta.url), 'utf8');
   const mod = wabt.parseWat('mcc-simd.wat', src);
   try {
