@@ -2,7 +2,7 @@
  * Fingerprint benchmarks (figures for docs/fingerprint.md; speed targets of issue 16):
  * 1. Extraction time per 500 ppi print (decode excluded): extractor + cylinders, one core, FVC2002 DB1_B.
  * 2. 1:1 comparisons per second with templates precomputed (every pair of 40 DB1_B templates, repeated),
- *    with the WebAssembly local similarities (mcc-simd.ts) and with the JavaScript path, in the same run.
+ *    with the WebAssembly local similarities (mcc-wasm.ts) and with the JavaScript path, in the same run.
  * 3. 1:N search in one tenant's gallery at several sizes (default 1,000, 10,000, 100,000): the synthetic
  *    gallery of bench/fingerprint-gallery.ts (40 mates, the rest background fingers, regenerated from
  *    `--seed` and cached under /tmp), the candidate index of domain/fingerprint/index-lsh.ts, and the
@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import os from 'node:os';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
 import { extractMinutiae } from '../domain/fingerprint/extract.ts';
-import { BUILD_DEFAULTS, MATCH_DEFAULTS, buildCylinders, matchCylinders, useSimdLocalSimilarity, CW, type CylinderSet } from '../domain/fingerprint/mcc.ts';
+import { BUILD_DEFAULTS, MATCH_DEFAULTS, buildCylinders, matchCylinders, useWasmLocalSimilarity, CW, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import type { FingerprintTemplate } from '../domain/fingerprint/template.ts';
 import { CandidateIndex, candidateCount } from '../domain/fingerprint/index-lsh.ts';
 import { EXHAUSTIVE_BELOW } from '../domain/fingerprint/use-cases.ts';
@@ -57,20 +57,20 @@ async function extractionAndOneToOne(): Promise<void> {
   const paperMatch = { selection: 'lss', reversible: false, deltaTheta: Math.PI / 2 } as const;
   const cyl: CylinderSet[] = tpl.map((t) => buildCylinders(t, BUILD_DEFAULTS));
   // Each option set with the local similarities from the WebAssembly kernel and from the JavaScript path
-  // (mcc.ts useSimdLocalSimilarity; identical scores), in alternating rounds of 0.5 s of CPU.
+  // (mcc.ts useWasmLocalSimilarity; identical scores), in alternating rounds of 0.5 s of CPU.
   for (const [label, mo] of [['default options', MATCH_DEFAULTS], ["paper's LSS-R", paperMatch]] as const) {
     const pass = () => { for (let a = 0; a < cyl.length; a++) for (let b = a + 1; b < cyl.length; b++) matchCylinders(cyl[a]!, cyl[b]!, mo); return (cyl.length * (cyl.length - 1)) / 2; };
     const done = { wasm: 0, js: 0 }, cpu = { wasm: 0, js: 0 };
     const t1 = performance.now();
     for (let round = 0; round < 12; round++) {
       const path = round % 2 === 0 ? 'wasm' : 'js';
-      useSimdLocalSimilarity(path === 'wasm');
+      useWasmLocalSimilarity(path === 'wasm');
       pass();
       const c1 = process.cpuUsage();
       while (cpuMs(process.cpuUsage(c1)) < 500) done[path] += pass();
       cpu[path] += cpuMs(process.cpuUsage(c1)) / 1000;
     }
-    useSimdLocalSimilarity(true);
+    useWasmLocalSimilarity(true);
     const rate = (p: 'wasm' | 'js') => Math.round(done[p] / cpu[p]);
     console.log(`1:1 (${label}): ${rate('wasm')} comparisons per CPU second (${done.wasm} in ${cpu.wasm.toFixed(2)} CPU s); with the JavaScript local similarities ${rate('js')} (${done.js} in ${cpu.js.toFixed(2)} CPU s): ×${(rate('wasm') / rate('js')).toFixed(2)}; wall ${((performance.now() - t1) / 1000).toFixed(1)} s for both  [load ${load()}]`);
   }
@@ -119,12 +119,12 @@ async function main(): Promise<void> {
       // The same search with the JavaScript local similarities, for the ratio (same candidates, same
       // scores), before the measured one for even probes and after it for odd ones (warm caches).
       const jsSearch = () => {
-        useSimdLocalSimilarity(false);
+        useWasmLocalSimilarity(false);
         const cj = process.cpuUsage();
         const jsIds = n < EXHAUSTIVE_BELOW ? gallery.map((_, g) => `g${g}`) : index.candidates(p.set, k);
         for (const id of jsIds) matchCylinders(p.set, gallery[Number(id.slice(1))]!);
         jsCpu.push(cpuMs(process.cpuUsage(cj)));
-        useSimdLocalSimilarity(true);
+        useWasmLocalSimilarity(true);
       };
       if (q % 2 === 0) jsSearch();
       const t0 = performance.now();

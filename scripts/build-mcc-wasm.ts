@@ -1,7 +1,7 @@
 /**
- * Compiles domain/fingerprint/mcc-simd.wat (the MCC local-similarity kernel) with wabt's wat2wasm
- * (npm `wabt`, a devDependency) and writes the binary, base64, to domain/fingerprint/mcc-simd-wasm.ts.
- * Run after editing the .wat: `npm run build:mcc-wasm`. test/unit/fingerprint/mcc-simd.test.ts checks
+ * Compiles domain/fingerprint/mcc-wasm.wat (the MCC local-similarity kernel) with wabt's wat2wasm
+ * (npm `wabt`, a devDependency) and writes the binary, base64, to domain/fingerprint/mcc-wasm-binary.ts.
+ * Run after editing the .wat: `npm run build:mcc-wasm`. test/unit/fingerprint/mcc-wasm.test.ts checks
  * that the committed binary is what this script gives.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,8 @@ interface Wabt {
 /** The .wat compiled to a wasm binary by wabt (features: wabt's defaults, which include SIMD). */
 export async function compileMccWat(): Promise<Uint8Array> {
   const wabt = await ((await import(WABT)) as { default: () => Promise<Wabt> }).default();
-  const src = readFileSync(new URL('../domain/fingerprint/mcc-simd.wat', import.meta.url), 'utf8');
-  const mod = wabt.parseWat('mcc-simd.wat', src);
+  const src = readFileSync(new URL('../domain/fingerprint/mcc-wasm.wat', import.meta.url), 'utf8');
+  const mod = wabt.parseWat('mcc-wasm.wat', src);
   try {
     mod.validate();
     return Uint8Array.from(mod.toBinary({}).buffer);
@@ -31,7 +31,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const bin = await compileMccWat();
   const b64 = Buffer.from(bin).toString('base64');
   const lines = b64.match(/.{1,100}/g)!.map((l) => `  '${l}'`).join(' +\n');
-  writeFileSync(new URL('../domain/fingerprint/mcc-simd-wasm.ts', import.meta.url),
-    `/** mcc-simd.wat compiled by wabt (npm run build:mcc-wasm; generated, do not edit): ${bin.length} bytes, base64. */\nexport const MCC_SIMD_WASM_BASE64 =\n${lines};\n`);
-  console.log(`mcc-simd-wasm.ts: ${bin.length} bytes`);
+  writeFileSync(new URL('../domain/fingerprint/mcc-wasm-binary.ts', import.meta.url),
+    `/** mcc-wasm.wat compiled by wabt (npm run build:mcc-wasm; generated, do not edit): ${bin.length} bytes, base64. */\nexport const MCC_WASM_BASE64 =\n${lines};\n`);
+  console.log(`mcc-wasm-binary.ts: ${bin.length} bytes`);
 }

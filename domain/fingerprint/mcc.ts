@@ -18,7 +18,7 @@
  * `BuildOptions.reversedNeighbourWeight`.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
-import { createSimdSimilarities } from './mcc-simd.ts';
+import { createWasmSimilarities } from './mcc-wasm.ts';
 
 export const MCC = {
   R: 70,
@@ -558,7 +558,7 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
  * nrel times by their geometric compatibility ρ, and the score is the mean relaxed similarity of the nP
  * most efficient pairs (paper §5). 0 when either set has no valid cylinder. Symmetric up to float rounding
  * except with `opts.reversible` (A's cylinders are the ones turned). Not re-entrant (module scratch buffers).
- * The local similarities come from the WebAssembly kernel (mcc-simd.ts) where the runtime has SIMD,
+ * The local similarities come from the WebAssembly kernel (mcc-wasm.ts) where the runtime has SIMD,
  * else from `jsSimilarities`; both give the same values.
  */
 export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
@@ -567,7 +567,7 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   growPairs(nA * nB);
   const dTheta = opts.deltaTheta;
   const F = opts.reversible ? flipped(A) : null;
-  const cnt = simd !== null && simdOn ? simd(A, F, B, dTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, dTheta);
+  const cnt = wasm !== null && wasmOn ? wasm(A, F, B, dTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, dTheta);
   if (cnt === 0) return 0;
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
   const want = Math.min(Math.min(nA, nB), cnt);
@@ -594,17 +594,17 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   return sum / np;
 }
 
-const simd = createSimdSimilarities(CIRCLE);
-let simdOn = true;
+const wasm = createWasmSimilarities(CIRCLE);
+let wasmOn = true;
 
 /**
- * Chooses the local-similarity path of `matchCylinders`: true (the default) for the WebAssembly SIMD
- * kernel (mcc-simd.ts), false for `jsSimilarities`. Returns whether the kernel is available (when it is
+ * Chooses the local-similarity path of `matchCylinders`: true (the default) for the WebAssembly
+ * kernel (mcc-wasm.ts), false for `jsSimilarities`. Returns whether the kernel is available (when it is
  * not, the JavaScript path is used whatever the choice). For the equality test and the benchmark.
  */
-export function useSimdLocalSimilarity(on: boolean): boolean {
-  simdOn = on;
-  return simd !== null;
+export function useWasmLocalSimilarity(on: boolean): boolean {
+  wasmOn = on;
+  return wasm !== null;
 }
 
 /**

@@ -1,5 +1,5 @@
-/** mcc-simd.wat compiled by wabt (npm run build:mcc-wasm; generated, do not edit): 1829 bytes, base64. */
-export const MCC_SIMD_WASM_BASE64 =
+/** mcc-wasm.wat compiled by wabt (npm run build:mcc-wasm; generated, do not edit): 1829 bytes, base64. */
+export const MCC_WASM_BASE64 =
   'AGFzbQEAAAABHgRgAXsBf2ADf3t7AX9gAn9/AX9gB39/f39/fH8BfwMFBAABAgMFAwEAAQcZAgZtZW1vcnkCAAxzaW1pbGFyaXRp' +
   'ZXMAAwrTDQQjAQF7IAD9ff1/IQEgAf0bACAB/RsBaiAB/RsCIAH9GwNqagv7AgEFfiAB/R0AIQQgAf0dASEFIAL9HQAhBiAC/R0B' +
   'IQcgAyAAKQMAIASDe3whAyADIAApAwggBYN7fCEDIAMgACkDECAGg3t8IQMgAyAAKQMYIAeDe3whAyADIAApAyAgBIN7fCEDIAMg' +

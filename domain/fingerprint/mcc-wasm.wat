@@ -2,8 +2,8 @@
 ;; Cappelli, Ferrara, Maltoni, IEEE TPAMI 32(12) 2010, eq. 20), in WebAssembly: popcounts of 64-bit
 ;; words (i64.popcnt; measured faster here than 128-bit i8x16.popcnt, which V8 emulates with byte
 ;; shuffles), square roots from a table. The same arithmetic, in the same order, as `jsSimilarities` and
-;; `localSimilarity` in mcc.ts, so the similarities are identical; mcc-simd.ts lays the cylinders out and
-;; reads the results. Compiled by wabt's wat2wasm into mcc-simd-wasm.ts (npm run build:mcc-wasm).
+;; `localSimilarity` in mcc.ts, so the similarities are identical; mcc-wasm.ts lays the cylinders out and
+;; reads the results. Compiled by wabt's wat2wasm into mcc-wasm-binary.ts (npm run build:mcc-wasm).
 ;;
 ;; Memory (bytes; the caller writes everything but the output):
 ;;   0-31    CIRCLE: the cells inside the cylinder's radius, one layer (256 bits).
@@ -13,14 +13,14 @@
 ;;           cells of one layer), angle (n × f32, radians), cells (n × u16: popcount of mask), pop
 ;;           (n × u16: popcount of bits), part (n × u8: non-zero when the mask leaves out some of the
 ;;           circle), flip (n × u8: 1 when the direction is reversible); offsets 0, 192n, 224n, 228n,
-;;           230n, 232n, 233n from the block's start (16-byte aligned).
+;;           230n, 232n, 233n from the block's start (16-byte aligned, after the table: 28736 or more).
 ;;   f       A's turned cylinders (mcc.ts `flipped`; 0 when turned cylinders are not used): bits
 ;;           (nA × 192), mask (nA × 32), part (nA × u8), at offsets 0, 192nA, 224nA.
 ;;   out     results: value (f32, nA·nB), then index i·nB + j (i32, nA·nB), then turned (u8, nA·nB).
 (module
   (memory (export "memory") 1)
 
-  ;; Σ over the 16 byte lanes of v (each lane at most 255 / 16 after the accumulation below: ≤ 96).
+  ;; Σ over the 16 byte lanes of v (lanes ≤ 255; here ≤ 16, two byte popcounts).
   (func $hsum (param $v v128) (result i32)
     (local $w v128)
     (local.set $w (i32x4.extadd_pairwise_i16x8_u (i16x8.extadd_pairwise_i8x16_u (local.get $v))))

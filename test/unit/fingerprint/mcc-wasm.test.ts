@@ -1,5 +1,5 @@
 /**
- * The WebAssembly local-similarity kernel of the MCC matcher (domain/fingerprint/mcc-simd.ts and .wat)
+ * The WebAssembly local-similarity kernel of the MCC matcher (domain/fingerprint/mcc-wasm.ts and .wat)
  * against the JavaScript path of mcc.ts: every score must be identical (===) on FVC2002 templates (the
  * ISO templates beside the images and our extractor's), on generated ones (sizes 0-150, all minutia
  * types, angles outside [0, 2π), small prints with many border cylinders) and under each set of match
@@ -11,11 +11,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildCylinders, matchCylinders, MATCH_DEFAULTS, useSimdLocalSimilarity, type CylinderSet, type MatchOptions } from '../../../domain/fingerprint/mcc.ts';
+import { buildCylinders, matchCylinders, MATCH_DEFAULTS, useWasmLocalSimilarity, type CylinderSet, type MatchOptions } from '../../../domain/fingerprint/mcc.ts';
 import { parseIsoTemplate } from '../../../domain/fingerprint/iso.ts';
 import { extractMinutiae } from '../../../domain/fingerprint/extract.ts';
 import { decodeFingerprint } from '../../../models/fingerprint/image.ts';
-import { MCC_SIMD_WASM_BASE64 } from '../../../domain/fingerprint/mcc-simd-wasm.ts';
+import { MCC_WASM_BASE64 } from '../../../domain/fingerprint/mcc-wasm-binary.ts';
 import type { Minutia } from '../../../domain/fingerprint/template.ts';
 import { createRng } from '../../generators/rng.ts';
 import { compileMccWat, WABT } from '../../../scripts/build-mcc-wasm.ts';
@@ -23,7 +23,7 @@ import { compileMccWat, WABT } from '../../../scripts/build-mcc-wasm.ts';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const fvc = path.resolve(repoRoot, '../shared/data/fingerprint/fvc2002');
 const haveData = existsSync(fvc);
-if (!haveData) console.warn(`mcc-simd FVC tests skipped: ${fvc} is absent`);
+if (!haveData) console.warn(`mcc-wasm FVC tests skipped: ${fvc} is absent`);
 
 const OPTIONS: Array<Readonly<MatchOptions>> = [
   MATCH_DEFAULTS,
@@ -33,9 +33,9 @@ const OPTIONS: Array<Readonly<MatchOptions>> = [
 
 /** Score of A against B by the JavaScript path, then by the kernel. */
 function bothPaths(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions>): [number, number] {
-  useSimdLocalSimilarity(false);
+  useWasmLocalSimilarity(false);
   const js = matchCylinders(A, B, opts);
-  useSimdLocalSimilarity(true);
+  useWasmLocalSimilarity(true);
   return [js, matchCylinders(A, B, opts)];
 }
 
@@ -57,10 +57,10 @@ function generated(seed: number, n: number, w: number, h: number): Minutia[] {
 }
 
 describe('MCC local similarities in WebAssembly', () => {
-  afterAll(() => { useSimdLocalSimilarity(true); });
+  afterAll(() => { useWasmLocalSimilarity(true); });
 
   it('is available on this runtime (otherwise the comparisons below would compare the JS path with itself)', () => {
-    expect(useSimdLocalSimilarity(true)).toBe(true);
+    expect(useWasmLocalSimilarity(true)).toBe(true);
   });
 
   it('gives the JavaScript path\'s scores on generated templates, sizes 0-150, every option set', () => {
@@ -78,9 +78,9 @@ describe('MCC local similarities in WebAssembly', () => {
     const r = createRng(77);
     const pool = [10, 35, 35, 80, 140].map((n, k) => buildCylinders({ minutiae: generated(2000 + k, n, 420, 480) }));
     const expected = new Map<string, number>();
-    useSimdLocalSimilarity(false);
+    useWasmLocalSimilarity(false);
     pool.forEach((A, a) => pool.forEach((B, b) => OPTIONS.forEach((o, k) => expected.set(`${a}/${b}/${k}`, matchCylinders(A, B, o)))));
-    useSimdLocalSimilarity(true);
+    useWasmLocalSimilarity(true);
     for (let t = 0; t < 400; t++) {
       const a = r.int(0, pool.length - 1), b = r.int(0, pool.length - 1), k = r.int(0, OPTIONS.length - 1);
       expect(matchCylinders(pool[a]!, pool[b]!, OPTIONS[k]!)).toBe(expected.get(`${a}/${b}/${k}`));
@@ -111,12 +111,12 @@ describe('MCC local similarities in WebAssembly', () => {
 
 /** Whether the `wabt` package (a devDependency, wat2wasm) is installed. */
 const haveWabt = await import(WABT).then(() => true, () => false);
-if (!haveWabt) console.warn('mcc-simd rebuild check skipped: the `wabt` package (a devDependency) is not installed');
+if (!haveWabt) console.warn('mcc-wasm rebuild check skipped: the `wabt` package (a devDependency) is not installed');
 
 describe('the committed kernel binary', () => {
-  it.skipIf(!haveWabt)('is what wabt builds from mcc-simd.wat (npm run build:mcc-wasm)', async () => {
+  it.skipIf(!haveWabt)('is what wabt builds from mcc-wasm.wat (npm run build:mcc-wasm)', async () => {
     const built = await compileMccWat();
     expect(built.length).toBeGreaterThan(1000);
-    expect(Buffer.from(built).toString('base64')).toBe(MCC_SIMD_WASM_BASE64);
+    expect(Buffer.from(built).toString('base64')).toBe(MCC_WASM_BASE64);
   });
 });

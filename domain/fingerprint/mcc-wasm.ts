@@ -1,20 +1,22 @@
 /**
- * The MCC local-similarity stage of `matchCylinders` (mcc.ts) in WebAssembly with 128-bit SIMD: the
- * kernel in mcc-simd.wat (its header gives the memory layout), compiled into mcc-simd-wasm.ts. Same
- * arithmetic in the same order as the JavaScript path, so the similarities, their order and hence every
- * score are identical (test/unit/fingerprint/mcc-simd.test.ts compares the two on FVC2002 and synthetic
- * templates). It is faster because a pair of cylinders costs 12 loads, ANDs and byte popcounts of 128
- * bits instead of a loop over the 32-bit words non-zero in both (figures in docs/fingerprint.md,
+ * The MCC local-similarity stage of `matchCylinders` (mcc.ts) in WebAssembly: the kernel in
+ * mcc-wasm.wat (its header gives the memory layout), compiled into mcc-wasm-binary.ts. Same arithmetic in
+ * the same order as the JavaScript path, so the similarities, their order and hence every score are
+ * identical (test/unit/fingerprint/mcc-wasm.test.ts compares the two on FVC2002 and generated templates).
+ * It is faster because a pair of cylinders costs 24 loads, ANDs and `i64.popcnt` of 64 bits (plus as many
+ * for the border words of a partial mask) in compiled code, square roots from a table, instead of a loop
+ * over the 32-bit words non-zero in both with a software popcount (figures in docs/fingerprint.md,
  * Benchmarks).
  *
  * The cylinders are copied into the module's memory at each call, except the A and B of the previous
  * call (compared by identity: a CylinderSet is not modified after it is built), so a 1:N search copies
- * its probe once. `null` when the runtime has no WebAssembly SIMD (Node ≥ 16.4 has it).
+ * its probe once. The kernel uses a few 128-bit SIMD instructions (masks), so it is `null` on a runtime
+ * without WebAssembly SIMD (Node ≥ 16.4 has it).
  */
-import { MCC_SIMD_WASM_BASE64 } from './mcc-simd-wasm.ts';
+import { MCC_WASM_BASE64 } from './mcc-wasm-binary.ts';
 
 /** The arrays of a template's cylinders the kernel reads (CylinderSet fields, mcc.ts). */
-export interface SimdCylinders {
+export interface WasmCylinders {
   n: number;
   bits: Uint32Array;
   mask: Uint32Array;
@@ -26,7 +28,7 @@ export interface SimdCylinders {
 }
 
 /** A's turned cylinders (mcc.ts `flipped`): bits, mask and partial-mask flags. */
-export interface SimdTurned {
+export interface WasmTurned {
   bits: Uint32Array;
   mask: Uint32Array;
   part: Uint8Array;
@@ -38,12 +40,12 @@ export interface SimdTurned {
  * and returns their count. `F`: A's turned cylinders, or null when turned cylinders are not used;
  * dTheta: δθ, radians. The output arrays must hold nA·nB entries.
  */
-export type SimdSimilarities = (A: SimdCylinders, F: SimdTurned | null, B: SimdCylinders, dTheta: number, val: Float32Array, idx: Int32Array, turned: Uint8Array) => number;
+export type WasmSimilarities = (A: WasmCylinders, F: WasmTurned | null, B: WasmCylinders, dTheta: number, val: Float32Array, idx: Int32Array, turned: Uint8Array) => number;
 
-/** Bytes of a template block of n cylinders (mcc-simd.wat header), 16-byte aligned. */
+/** Bytes of a template block of n cylinders (mcc-wasm.wat header), 16-byte aligned. */
 const blockBytes = (n: number) => (n * 234 + 15) & ~15;
 const turnedBytes = (n: number) => (n * 225 + 15) & ~15;
-const BASE = 28736; // after the square-root table (mcc-simd.wat header)
+const BASE = 28736; // after the square-root table (mcc-wasm.wat header)
 
 /** base64 to bytes without Node's Buffer. */
 function decode(b64: string): Uint8Array<ArrayBuffer> {
@@ -54,11 +56,11 @@ function decode(b64: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * Instantiates the kernel (`bytes`: the module, mcc-simd-wasm.ts's by default) with `circle` (the LW = 8
+ * Instantiates the kernel (`bytes`: the module, mcc-wasm-binary.ts's by default) with `circle` (the LW = 8
  * words of the cells inside the cylinder's radius, mcc.ts CIRCLE); null when WebAssembly or its SIMD is
  * unavailable.
  */
-export function createSimdSimilarities(circle: Uint32Array, bytes: Uint8Array<ArrayBuffer> = decode(MCC_SIMD_WASM_BASE64)): SimdSimilarities | null {
+export function createWasmSimilarities(circle: Uint32Array, bytes: Uint8Array<ArrayBuffer> = decode(MCC_WASM_BASE64)): WasmSimilarities | null {
   let instance: WebAssembly.Instance;
   try {
     if (!WebAssembly.validate(bytes)) return null;
@@ -73,7 +75,7 @@ export function createSimdSimilarities(circle: Uint32Array, bytes: Uint8Array<Ar
   u32.set(circle, 0);
   const f64 = new Float64Array(memory.buffer, 4096, 3073);
   for (let k = 0; k <= 3072; k++) f64[k] = Math.sqrt(k);
-  let lastA: SimdCylinders | null = null, lastF: SimdTurned | null = null, lastB: SimdCylinders | null = null, lastBAt = -1;
+  let lastA: WasmCylinders | null = null, lastF: WasmTurned | null = null, lastB: WasmCylinders | null = null, lastBAt = -1;
 
   const ensure = (bytes: number) => {
     if (bytes <= memory.buffer.byteLength) return;
@@ -81,7 +83,7 @@ export function createSimdSimilarities(circle: Uint32Array, bytes: Uint8Array<Ar
     u8 = new Uint8Array(memory.buffer); u16 = new Uint16Array(memory.buffer); u32 = new Uint32Array(memory.buffer);
     f32 = new Float32Array(memory.buffer); i32 = new Int32Array(memory.buffer);
   };
-  const writeBlock = (S: SimdCylinders, at: number) => {
+  const writeBlock = (S: WasmCylinders, at: number) => {
     const n = S.n;
     u32.set(S.bits.subarray(0, n * 48), at >> 2);
     u32.set(S.mask.subarray(0, n * 8), (at + 192 * n) >> 2);
