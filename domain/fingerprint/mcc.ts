@@ -19,6 +19,7 @@
  * `BuildOptions.reversedNeighbourWeight`.
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
+import { createWasmSimilarities } from './mcc-wasm.ts';
 import { alignmentAgreement, VERIFY } from './mcc-verify.ts';
 import { convexHull } from './hull.ts';
 
@@ -547,6 +548,8 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
  * nrel times by their geometric compatibility ρ, and the score is the mean relaxed similarity of the nP
  * most efficient pairs (paper §5). 0 when either set has no valid cylinder. Symmetric up to float rounding
  * except with `opts.reversible` (A's cylinders are the ones turned). Not re-entrant (module scratch buffers).
+ * The local similarities come from the WebAssembly kernel (mcc-wasm.ts) where the runtime has SIMD,
+ * else from `jsSimilarities`; both give the same values.
  */
 export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
   const nA = A.n, nB = B.n;
@@ -554,28 +557,7 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   growPairs(nA * nB);
   const dTheta = opts.deltaTheta;
   const F = opts.reversible ? flipped(A) : null;
-  const SA = straight(A), SB = straight(B);
-  let cnt = 0;
-  for (let i = 0; i < nA; i++) {
-    if (A.cells[i]! < MIN_COMMON) continue;
-    const ta = A.angle[i]!;
-    const fa = F !== null && A.flip[i] === 1;
-    for (let j = 0; j < nB; j++) {
-      if (B.cells[j]! < MIN_COMMON) continue;
-      const d = adiff(ta, B.angle[j]!);
-      let turned = 0;
-      if (d > dTheta || d < -dTheta) {
-        if (F === null || !(fa || B.flip[j] === 1) || PI - Math.abs(d) > dTheta) continue;
-        turned = 1;
-      }
-      const s = localSimilarity(turned ? F! : SA, i, SB, j);
-      if (s <= 0) continue;
-      lsVal[cnt] = s;
-      lsIdx[cnt] = i * nB + j;
-      lsFlip[cnt] = turned;
-      cnt++;
-    }
-  }
+  const cnt = wasm !== null && wasmOn ? wasm(A, F, B, dTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, dTheta);
   if (cnt === 0) return 0;
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
   const want = Math.min(Math.min(nA, nB), cnt);
@@ -602,6 +584,51 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   if (!opts.verify) return sum / np;
   // Geometric verification (mcc-verify.ts): the alignments of the first selected pairs (highest local similarity).
   return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR), opts.reversible));
+}
+
+const wasm = createWasmSimilarities(CIRCLE);
+let wasmOn = true;
+
+/**
+ * Chooses the local-similarity path of `matchCylinders`: true (the default) for the WebAssembly
+ * kernel (mcc-wasm.ts), false for `jsSimilarities`. Returns whether the kernel is available (when it is
+ * not, the JavaScript path is used whatever the choice). For the equality test and the benchmark.
+ */
+export function useWasmLocalSimilarity(on: boolean): boolean {
+  wasmOn = on;
+  return wasm !== null;
+}
+
+/**
+ * The local similarities (> 0) of every matchable pair of A's and B's cylinders (directions within
+ * δθ = `dTheta`, or within δθ of the reverse with A's turned cylinders `F`), written to lsVal, lsIdx
+ * (i·nB + j) and lsFlip in the order i then j; returns their count. The JavaScript path.
+ */
+function jsSimilarities(A: CylinderSet, B: CylinderSet, F: View | null, dTheta: number): number {
+  const nA = A.n, nB = B.n;
+  const SA = straight(A), SB = straight(B);
+  let cnt = 0;
+  for (let i = 0; i < nA; i++) {
+    if (A.cells[i]! < MIN_COMMON) continue;
+    const ta = A.angle[i]!;
+    const fa = F !== null && A.flip[i] === 1;
+    for (let j = 0; j < nB; j++) {
+      if (B.cells[j]! < MIN_COMMON) continue;
+      const d = adiff(ta, B.angle[j]!);
+      let turned = 0;
+      if (d > dTheta || d < -dTheta) {
+        if (F === null || !(fa || B.flip[j] === 1) || PI - Math.abs(d) > dTheta) continue;
+        turned = 1;
+      }
+      const s = localSimilarity(turned ? F! : SA, i, SB, j);
+      if (s <= 0) continue;
+      lsVal[cnt] = s;
+      lsIdx[cnt] = i * nB + j;
+      lsFlip[cnt] = turned;
+      cnt++;
+    }
+  }
+  return cnt;
 }
 
 /**
