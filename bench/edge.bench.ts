@@ -51,7 +51,7 @@ const mean = (xs: LoadFigures[], k: keyof LoadFigures) => xs.reduce((a, x) => a 
 const bareRps = mean(bareRuns, 'rps');
 const edgeRps = mean(edgeRuns, 'rps');
 const ratio = edgeRps / bareRps;
-console.log(JSON.stringify({ duration_s: duration, connections, load_average: { start: loadAtStart, end: load }, bare: bareRuns, edge: edgeRuns, usage_events_recorded: usageRows, edge_responses_received: edgeAnswered, usage_catch_up_ms: catchUpMs }, null, 2));
+console.log(JSON.stringify({ duration_s: duration, connections, load_average: { start: loadAtStart, end: load }, bare: bareRuns, edge: edgeRuns, usage_events_recorded: usageRows, edge_responses_received: edgeAnswered, usage_catch_up_ms: catchUpMs, usage_writer_nice: s.edge.ctx.config.USAGE_WRITER_NICE }, null, 2));
 console.log(
   `\nbare Fastify: ${bareRps.toFixed(0)} req/s, p99 ${mean(bareRuns, 'p99').toFixed(0)} ms, CPU ${mean(bareRuns, 'cpuUs').toFixed(0)} us/req (main thread ${mean(bareRuns, 'mainUs').toFixed(0)}) | full edge (auth + limits + billing headers + usage event + projection): ${edgeRps.toFixed(0)} req/s, p99 ${mean(edgeRuns, 'p99').toFixed(0)} ms, CPU ${mean(edgeRuns, 'cpuUs').toFixed(0)} us/req (main thread ${mean(edgeRuns, 'mainUs').toFixed(0)}) | ratio ${(ratio * 100).toFixed(1)}% (target >= 50%) ${ratio >= 0.5 ? 'PASS' : 'FAIL'} | load average ${loadAtStart} -> ${load} (1, 5, 15 min; ${cpus().length} cores)`,
 );
