@@ -12,7 +12,7 @@
  * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Config } from '../api/config.ts';
 import { createEventStore } from '../../infra/event-store/index.ts';
@@ -37,8 +37,8 @@ const RELAXED_LAG_MS = 200;
  * batches (issue 18); the HTTP thread's priority while a batch it takes up was posted more than
  * {@link CATCH_UP_LAG_MS} before, so its backlog (and the memory it holds) stays bounded. On Linux
  * `/proc/thread-self` names the calling thread's id, and setpriority(2) on a thread id applies to that
- * thread alone. Raising the priority back needs CAP_SYS_NICE (root has it); without it, or off Linux,
- * the thread stays where it is (then a busy HTTP thread may delay usage rows, never lose them).
+ * thread alone. Raising the priority back needs CAP_SYS_NICE (root has it): a process without it does
+ * not lower the thread at all (it could not bound the backlog), nor does one off Linux.
  */
 class Priority {
   private readonly tid: number | null;
@@ -56,8 +56,9 @@ class Priority {
     } catch {
       tid = null; // not Linux
     }
-    this.tid = tid;
-    this.base = tid === null ? 0 : getPriority(process.pid);
+    // Without CAP_SYS_NICE a lowered thread could not be raised back: stay at the HTTP thread's priority.
+    this.tid = tid !== null && hasCapSysNice() ? tid : null;
+    this.base = this.tid === null ? 0 : getPriority(process.pid);
     this.nice = this.base;
     this.relaxed = Math.min(19, this.base + lower);
     this.set(this.relaxed);
@@ -77,6 +78,18 @@ class Priority {
     } catch {
       // not permitted (raising needs CAP_SYS_NICE): keep the current priority
     }
+  }
+}
+/**
+ * True when this process holds CAP_SYS_NICE (capability 23, linux/capability.h) in its effective set,
+ * read from `CapEff` in /proc/self/status; false where that cannot be read.
+ */
+function hasCapSysNice(): boolean {
+  try {
+    const hex = /^CapEff:\s*([0-9a-f]+)$/im.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return hex !== undefined && (BigInt(`0x${hex}`) & (1n << 23n)) !== 0n;
+  } catch {
+    return false;
   }
 }
 const priority = new Priority(config.USAGE_WRITER_NICE ?? 0);
