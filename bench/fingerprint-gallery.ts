@@ -126,8 +126,12 @@ export function galleryMinutiae(src: Sources, seed: number, g: number): Minutia[
  * `onProgress` is called every 10,000 templates built.
  */
 export function loadGallery(src: Sources, seed: number, N: number, onProgress?: (done: number) => void): { sets: CylinderSet[]; cached: boolean } {
-  const h = createHash('sha1').update(`${GEN_VERSION}:${seed}:${codeHash()}`);
+  // Keyed by content, not by source files: the source minutiae and the cylinders of the first 64 slots as
+  // this code builds them, so a change elsewhere in the matcher keeps the cache while any change to what
+  // is cached (minutiae, generation, cylinder bits) invalidates it.
+  const h = createHash('sha1').update(`${GEN_VERSION}:${seed}`);
   for (const t of src.templates) h.update(JSON.stringify(t.minutiae));
+  h.update(writeSets(Array.from({ length: Math.min(64, N) }, (_, g) => buildCylindersFast({ minutiae: galleryMinutiae(src, seed, g) }))));
   const file = join(CACHE, `gallery-${h.digest('hex').slice(0, 12)}.bin`);
   if (existsSync(file)) {
     const sets = readSets(readFileSync(file), N);
