@@ -12,12 +12,15 @@ import type { CylinderSet } from './mcc.ts';
 import { buildCylindersFast } from './cylinders-fast.ts';
 import { decodeMinutiae } from './template.ts';
 import { CandidateIndex } from './index-lsh.ts';
+import { decodeField, type OrientationField } from './field.ts';
 
 export interface GalleryEntry {
   id: string;
   subjectId: string;
   fingerPosition: number;
   cylinders: CylinderSet;
+  /** The template's coarse orientation field (field.ts), absent on ISO templates. */
+  field?: OrientationField;
 }
 
 export interface TenantGallery {
@@ -46,7 +49,9 @@ export class GalleryCache {
           // The fast builder gives mcc.ts's cylinders bit for bit (test/unit/fingerprint/index.test.ts) in
           // about a third of the CPU: a tenant's first search after a start builds all of them.
           const cylinders = compactCylinders(buildCylindersFast({ minutiae: decodeMinutiae(d.minutiae_b64) }));
-          g.entries.set(d.id, { id: d.id, subjectId: d.subject_id, fingerPosition: d.finger_position, cylinders });
+          const entry: GalleryEntry = { id: d.id, subjectId: d.subject_id, fingerPosition: d.finger_position, cylinders };
+          if (typeof d.field_b64 === 'string') entry.field = decodeField(d.field_b64);
+          g.entries.set(d.id, entry);
           g.index.add(d.id, cylinders);
         }
       } else if (g.entries.delete(d.id)) {
