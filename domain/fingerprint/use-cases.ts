@@ -130,7 +130,7 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
   for (const id of ids) {
     const e = g.entries.get(id);
     if (!e) continue;
-    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field));
+    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field), probeField !== undefined && e.field !== undefined);
     if (s >= threshold) scored.push({ id, score: s });
   }
   scored.sort((a, b) => b.score - a.score);
@@ -158,7 +158,7 @@ export async function verifyFingerprint(deps: FingerprintDeps, input: { tenantId
   let best: { id: string; score: number; finger: number } | null = null;
   for (const e of g.entries.values()) {
     if (e.subjectId !== input.subjectId) continue;
-    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field));
+    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field), probeField !== undefined && e.field !== undefined);
     if (!best || s > best.score) best = { id: e.id, score: s, finger: e.fingerPosition };
   }
   if (!best) throw new FingerprintError('subject_not_found', `No active fingerprint template of subject ${JSON.stringify(input.subjectId)} in this account`, { subject_id: input.subjectId });
