@@ -4,7 +4,8 @@
  * documents changed after the position it has seen (`changed_position`, indexed), adding enrollments and
  * dropping deletions; a replayed or another process's write is therefore picked up on the next request.
  * Each entry's cylinders are kept in one buffer (about 8 KB per FVC-like template) and indexed by the
- * tenant's {@link CandidateIndex} (about 2 KB per template); docs/fingerprint.md gives the measured figures.
+ * tenant's {@link CandidateIndex} (about 2 KB per template); templates extracted from images also keep their
+ * orientation field as bytes (field.ts, about 0.7 KB). docs/fingerprint.md gives the measured figures.
  */
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from './deps.ts';
