@@ -88,20 +88,22 @@ export function fieldSimilarity(A: OrientationField, B: OrientationField, al: Al
   // A's doubled angle turns by −2φ in image coordinates (y down) when the y-up frame turns by φ.
   const c2 = co * co - si * si, s2 = 2 * co * si;
   const Aq = A.q, Aw = A.w, Bq = B.q, Bw = B.w, bwB = B.bw, bhB = B.bh;
+  // In B's block units: A's block (bx, by) centre lands at (u0 + bx·cos, v0 − bx·sin) of row by.
+  const tu = al.tx / bs, tv = -al.ty / bs;
   let n = 0, sw = 0, sd = 0;
   for (let by = 0; by < A.bh; by++) {
-    const y = -(by + 0.5) * bs;
+    const yy = by + 0.5;
+    const u0 = 0.5 * co + si * yy + tu, v0 = -(0.5 * si) + co * yy + tv;
+    const row = by * A.bw;
     for (let bx = 0; bx < A.bw; bx++) {
-      const a = by * A.bw + bx;
-      const wa = Aw[a]!;
+      const wa = Aw[row + bx]!;
       if (wa === 0) continue;
-      const x = (bx + 0.5) * bs;
-      const qx = Math.floor((co * x - si * y + al.tx) / bs), qy = Math.floor(-(si * x + co * y + al.ty) / bs);
-      if (qx < 0 || qy < 0 || qx >= bwB || qy >= bhB) continue;
-      const b = qy * bwB + qx;
+      const u = u0 + bx * co, v = v0 - bx * si;
+      if (u < 0 || v < 0 || u >= bwB || v >= bhB) continue;
+      const b = (v | 0) * bwB + (u | 0);
       const wb = Bw[b]!;
       if (wb === 0) continue;
-      const ka = Aq[a]!, kb = Bq[b]!;
+      const ka = Aq[row + bx]!, kb = Bq[b]!;
       const ca = COS[ka]! * c2 + SIN[ka]! * s2, sa = SIN[ka]! * c2 - COS[ka]! * s2;
       const w = wa * wb;
       n++; sw += w; sd += w * (ca * COS[kb]! + sa * SIN[kb]!);
