@@ -5,7 +5,9 @@
  *    compiler and GC threads included). The first prints of a fresh process run before V8 has optimised the
  *    extractor (JIT warm-up): the first three are printed apart, with p50/p95 of the other 77.
  * 2. 1:1 comparisons per second with templates precomputed (every pair of 40 DB1_B templates, repeated),
- *    with the WebAssembly local similarities (mcc-wasm.ts) and with the JavaScript path, in the same run.
+ *    with the WebAssembly local similarities (mcc-wasm.ts) and with the JavaScript path, in the same run;
+ *    then the API's path (the default options fused with the orientation fields, field.ts) against the
+ *    default options alone, interleaved.
  * 3. 1:N search in one tenant's gallery at several sizes (default 1,000, 10,000, 100,000): the synthetic
  *    gallery of bench/fingerprint-gallery.ts (40 mates, the rest background fingers, regenerated from
  *    `--seed` and cached under /tmp), the candidate index of domain/fingerprint/index-lsh.ts, and the
@@ -24,10 +26,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
-import { extractMinutiae } from '../domain/fingerprint/extract.ts';
+import { extractMinutiae, type ExtractionDebug } from '../domain/fingerprint/extract.ts';
 import { BUILD_DEFAULTS, MATCH_DEFAULTS, buildCylinders, matchCylinders, useWasmLocalSimilarity, CW, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import { buildCylindersFast } from '../domain/fingerprint/cylinders-fast.ts';
 import type { FingerprintTemplate } from '../domain/fingerprint/template.ts';
+import { decodeField, encodeFieldFromBlocks, matchTemplates, type OrientationField } from '../domain/fingerprint/field.ts';
 import { CandidateIndex, candidateCount } from '../domain/fingerprint/index-lsh.ts';
 import { EXHAUSTIVE_BELOW } from '../domain/fingerprint/use-cases.ts';
 import { FVC_ROOT, loadGallery, loadSources } from './fingerprint-gallery.ts';
@@ -46,13 +49,15 @@ function arg(name: string, def: string): string {
 async function extractionAndOneToOne(): Promise<void> {
   const times: number[] = [];
   const tpl: FingerprintTemplate[] = [];
+  const fields: OrientationField[] = [];
   for (let f = 101; f <= 110; f++) for (let i = 1; i <= 8; i++) {
     const img = await decodeFingerprint(new Uint8Array(readFileSync(join(FVC_ROOT, 'DB1_B', `${f}_${i}.tif`))), 500);
     const c0 = process.cpuUsage();
-    const { template } = extractMinutiae(img);
+    const dbg: ExtractionDebug = {};
+    const { template } = extractMinutiae(img, dbg);
     buildCylindersFast(template);
     times.push(cpuMs(process.cpuUsage(c0)));
-    if (i <= 4) tpl.push(template);
+    if (i <= 4) { tpl.push(template); fields.push(decodeField(encodeFieldFromBlocks(dbg.bw!, Math.ceil(img.height / 8), dbg.mask!, dbg.coh!, dbg.vcos!, dbg.vsin!))); }
   }
   const warm = times.slice(3);
   console.log(`extraction (DB1_B, 80 prints, extractor + cylinders, CPU time of the process): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms; first 3 prints (JIT warm-up) ${times.slice(0, 3).map((t) => t.toFixed(0)).join(' / ')} ms, the other 77: p50 ${pct(warm, 0.5).toFixed(1)} ms, p95 ${pct(warm, 0.95).toFixed(1)} ms, max ${Math.max(...warm).toFixed(1)} ms  [load ${load()}]`);
@@ -78,6 +83,24 @@ async function extractionAndOneToOne(): Promise<void> {
     useWasmLocalSimilarity(true);
     const rate = (p: 'wasm' | 'js') => Math.round(done[p] / cpu[p]);
     console.log(`1:1 (${label}): ${rate('wasm')} comparisons per CPU second (${done.wasm} in ${cpu.wasm.toFixed(2)} CPU s); with the JavaScript local similarities ${rate('js')} (${done.js} in ${cpu.js.toFixed(2)} CPU s): ×${(rate('wasm') / rate('js')).toFixed(2)}; wall ${((performance.now() - t1) / 1000).toFixed(1)} s for both  [load ${load()}]`);
+  }
+  // What the API runs (use-cases.ts): the default options fused with the orientation fields (field.ts),
+  // against the default options alone, in alternating rounds of 0.5 s of CPU.
+  {
+    const passes = {
+      fused: () => { for (let a = 0; a < cyl.length; a++) for (let b = a + 1; b < cyl.length; b++) matchTemplates(cyl[a]!, cyl[b]!, fields[a], fields[b]); return (cyl.length * (cyl.length - 1)) / 2; },
+      minutiae: () => { for (let a = 0; a < cyl.length; a++) for (let b = a + 1; b < cyl.length; b++) matchCylinders(cyl[a]!, cyl[b]!); return (cyl.length * (cyl.length - 1)) / 2; },
+    };
+    const done = { fused: 0, minutiae: 0 }, cpu = { fused: 0, minutiae: 0 };
+    for (let round = 0; round < 12; round++) {
+      const k = round % 2 === 0 ? 'fused' : 'minutiae';
+      passes[k]();
+      const c1 = process.cpuUsage();
+      while (cpuMs(process.cpuUsage(c1)) < 500) done[k] += passes[k]();
+      cpu[k] += cpuMs(process.cpuUsage(c1)) / 1000;
+    }
+    const rate = (k: 'fused' | 'minutiae') => Math.round(done[k] / cpu[k]);
+    console.log(`1:1 (default options + orientation field, the API's path): ${rate('fused')} comparisons per CPU second; minutiae alone ${rate('minutiae')} in the same run: ×${(rate('fused') / rate('minutiae')).toFixed(3)}  [load ${load()}]`);
   }
 }
 

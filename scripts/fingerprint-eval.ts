@@ -8,14 +8,16 @@
  * Resolution per database (FVC2002 report): DB1 500 ppi, DB2 569 ppi, DB3 500 ppi, DB4 about 500 ppi.
  * `--iso`: the same comparisons on the ISO/IEC 19794-2 templates beside the images (another extractor's
  * minutiae, docs/fingerprint.md), to tell the matcher's share of the error from the extractor's.
- * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B,DB3_B] [--iso]
+ * `--no-field`: without the orientation-field fusion (field.ts; ISO templates have no field).
+ * Usage: npm run eval:fingerprint [-- --write] [--db DB1_B,DB3_B] [--iso] [--no-field]
  */
 import { readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
 import { decodeFingerprint } from '../models/fingerprint/image.ts';
-import { extractMinutiae } from '../domain/fingerprint/extract.ts';
-import { buildCylinders, matchCylinders, type CylinderSet } from '../domain/fingerprint/mcc.ts';
+import { extractMinutiae, type ExtractionDebug } from '../domain/fingerprint/extract.ts';
+import { decodeField, encodeFieldFromBlocks, matchTemplates, type OrientationField } from '../domain/fingerprint/field.ts';
+import { buildCylinders, type CylinderSet } from '../domain/fingerprint/mcc.ts';
 import { errorRates, rocPoints } from '../domain/fingerprint/metrics.ts';
 import { checkExtraction } from '../models/fingerprint/jobs.ts';
 import { MIN_CYLINDERS } from '../domain/fingerprint/use-cases.ts';
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   const curves: Array<{ db: string; pts: ReturnType<typeof rocPoints> }> = [];
   for (const db of dbs) {
     const cyl = new Map<string, CylinderSet>();
+    const fields = new Map<string, OrientationField>();
     const times: number[] = [];
     const counts: number[] = [];
     const failed: string[] = [];
@@ -56,8 +59,11 @@ async function main(): Promise<void> {
         const bytes = readFileSync(join(root, db, name));
         const img = await decodeFingerprint(new Uint8Array(bytes), FVC_PPI[db]);
         const t0 = performance.now();
-        const { template, stats } = extractMinutiae(img);
+        const dbg: ExtractionDebug = {};
+        const { template, stats } = extractMinutiae(img, dbg);
         const c = buildCylinders(template);
+        // The coarse orientation field stored with the template (field.ts; `--no-field`: the minutiae alone).
+        if (!args.includes('--no-field')) fields.set(`${db}/${name}`, decodeField(encodeFieldFromBlocks(dbg.bw!, Math.ceil(img.height / 8), dbg.mask!, dbg.coh!, dbg.vcos!, dbg.vsin!)));
         times.push(performance.now() - t0);
         counts.push(template.minutiae.length);
         // Enrollment would fail: the job's checks (blank, not a fingerprint, < 8 minutiae) or < MIN_CYLINDERS cylinders.
@@ -70,7 +76,7 @@ async function main(): Promise<void> {
         cyl.set(`${db}/${name}`, c);
       }
     }
-    const score = (a: string, b: string) => matchCylinders(cyl.get(a)!, cyl.get(b)!);
+    const score = (a: string, b: string) => matchTemplates(cyl.get(a)!, cyl.get(b)!, fields.get(a), fields.get(b));
     const genuine: number[] = [];
     const impostor: number[] = [];
     const tm0 = performance.now();

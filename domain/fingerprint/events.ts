@@ -25,6 +25,11 @@ export type FingerprintTemplateEnrolled = {
     height: number;
     minutiae_b64: string;
     minutiae_count: number;
+    /**
+     * Coarse ridge-orientation field as `encodeFieldFromBlocks` (field.ts), base64, about 1 KB; fused with the
+     * minutiae score. Absent on ISO imports and on templates enrolled before it existed (matched on minutiae alone).
+     */
+    field_b64?: string;
     quality_score: number;
     template_version: string;
     /** `image` (extracted by us) or `iso` (imported ISO/IEC 19794-2 record). */

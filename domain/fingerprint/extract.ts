@@ -100,6 +100,9 @@ export interface ExtractionDebug {
   mask?: Uint8Array;
   bdist?: Float32Array;
   coh?: Float32Array;
+  /** Ridge orientation per block as its doubled-angle unit vector (cos 2θ, sin 2θ), θ in image coordinates (y down). */
+  vcos?: Float32Array;
+  vsin?: Float32Array;
   counts?: Record<string, number>;
   /** Every crossing-number candidate; `why` names the false-minutiae rule that dropped it. */
   cands?: Array<{ x: number; y: number; keep: boolean; type: string; why?: string }>;
@@ -165,7 +168,7 @@ export function extractMinutiae(img: GrayImage, debug?: ExtractionDebug): Extrac
   { dropSmall(bin, w, h, 1, SPECK); dropSmall(bin, w, h, 0, SPECK); }
   const skel = thin(bin, w, h);
   removeStaircases(skel, w, h);
-  if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh });
+  if (debug) Object.assign(debug, { skel, bin, bw, mask, bdist, coh, vcos, vsin });
 
   // 6. Minutiae by crossing number, away from the image edge.
   const cands = crossingCandidates(skel, w, h, bw, bdist, coh);

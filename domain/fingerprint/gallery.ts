@@ -4,7 +4,8 @@
  * documents changed after the position it has seen (`changed_position`, indexed), adding enrollments and
  * dropping deletions; a replayed or another process's write is therefore picked up on the next request.
  * Each entry's cylinders are kept in one buffer (about 8 KB per FVC-like template) and indexed by the
- * tenant's {@link CandidateIndex} (about 2 KB per template); docs/fingerprint.md gives the measured figures.
+ * tenant's {@link CandidateIndex} (about 2 KB per template); templates extracted from images also keep their
+ * orientation field as bytes (field.ts, about 0.7 KB). docs/fingerprint.md gives the measured figures.
  */
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from './deps.ts';
@@ -12,12 +13,15 @@ import type { CylinderSet } from './mcc.ts';
 import { buildCylindersFast } from './cylinders-fast.ts';
 import { decodeMinutiae } from './template.ts';
 import { CandidateIndex } from './index-lsh.ts';
+import { decodeField, type OrientationField } from './field.ts';
 
 export interface GalleryEntry {
   id: string;
   subjectId: string;
   fingerPosition: number;
   cylinders: CylinderSet;
+  /** The template's coarse orientation field (field.ts), absent on ISO templates. */
+  field?: OrientationField;
 }
 
 export interface TenantGallery {
@@ -46,7 +50,9 @@ export class GalleryCache {
           // The fast builder gives mcc.ts's cylinders bit for bit (test/unit/fingerprint/index.test.ts) in
           // about a third of the CPU: a tenant's first search after a start builds all of them.
           const cylinders = compactCylinders(buildCylindersFast({ minutiae: decodeMinutiae(d.minutiae_b64) }));
-          g.entries.set(d.id, { id: d.id, subjectId: d.subject_id, fingerPosition: d.finger_position, cylinders });
+          const entry: GalleryEntry = { id: d.id, subjectId: d.subject_id, fingerPosition: d.finger_position, cylinders };
+          if (typeof d.field_b64 === 'string') entry.field = decodeField(d.field_b64);
+          g.entries.set(d.id, entry);
           g.index.add(d.id, cylinders);
         }
       } else if (g.entries.delete(d.id)) {

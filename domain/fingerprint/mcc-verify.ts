@@ -65,6 +65,13 @@ function inHull(e: Float32Array, x: number, y: number, m: number): boolean {
   return true;
 }
 
+/**
+ * The rigid alignment the verification kept, in the y-up frame (x, −y) of the templates' pixels: A's point
+ * (x, y) maps to B's (cos·x − sin·y + tx, sin·x + cos·y + ty); `paired` is its count of agreeing minutiae
+ * (0: no alignment paired anything, the other fields are then the identity).
+ */
+export interface Alignment { cos: number; sin: number; tx: number; ty: number; paired: number }
+
 let taken = new Uint8Array(256);
 const PI = Math.PI, TWO_PI = 2 * Math.PI;
 
@@ -76,7 +83,7 @@ const PI = Math.PI, TWO_PI = 2 * Math.PI;
  * of which one has a reversible direction (`CylinderSet.flip`) agree in either sense. Not re-entrant
  * (module scratch buffer).
  */
-export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number, reversible = false): number {
+export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Array, hj: Int32Array, hAngle: Float64Array, k: number, reversible = false, out?: Alignment): number {
   const nA = A.n, nB = B.n;
   if (taken.length < nB) taken = new Uint8Array(2 * nB);
   const gA = geometry(A), gB = geometry(B);
@@ -118,6 +125,7 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
     }
     if (n > best) { best = n; bco = co; bsi = si; btx = tx; bty = ty; }
   }
+  if (out) { out.cos = bco; out.sin = bsi; out.tx = btx; out.ty = bty; out.paired = best; }
   if (best === 0) return 0;
   let oA = 0, oB = 0;
   for (let i = 0; i < nA; i++) {

@@ -20,7 +20,7 @@
  */
 import { angleDiff, type FingerprintTemplate, type Minutia } from './template.ts';
 import { createWasmSimilarities } from './mcc-wasm.ts';
-import { alignmentAgreement, VERIFY } from './mcc-verify.ts';
+import { alignmentAgreement, VERIFY, type Alignment } from './mcc-verify.ts';
 import { convexHull } from './hull.ts';
 
 export { convexHull };
@@ -549,9 +549,10 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
  * most efficient pairs (paper §5). 0 when either set has no valid cylinder. Symmetric up to float rounding
  * except with `opts.reversible` (A's cylinders are the ones turned). Not re-entrant (module scratch buffers).
  * The local similarities come from the WebAssembly kernel (mcc-wasm.ts) where the runtime has SIMD,
- * else from `jsSimilarities`; both give the same values.
+ * else from `jsSimilarities`; both give the same values. `alignment`, when given and `opts.verify` is on,
+ * receives the verification's kept alignment (mcc-verify.ts; left untouched when a score is 0 before it).
  */
-export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
+export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS, alignment?: Alignment): number {
   const nA = A.n, nB = B.n;
   if (nA === 0 || nB === 0) return 0;
   growPairs(nA * nB);
@@ -583,7 +584,7 @@ export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<Ma
   for (let r = 0; r < best; r++) sum += lam[order[r]!]!;
   if (!opts.verify) return sum / np;
   // Geometric verification (mcc-verify.ts): the alignments of the first selected pairs (highest local similarity).
-  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR), opts.reversible));
+  return (sum / np) * Math.sqrt(alignmentAgreement(A, B, pi, pj, pAng, Math.min(VERIFY.hypotheses, nR), opts.reversible, alignment));
 }
 
 const wasm = createWasmSimilarities(CIRCLE);

@@ -26,6 +26,8 @@ export interface FingerprintTemplate {
   minutiae: Minutia[];
   /** NFIQ-style quality 0-100 of the print the template came from (ISO finger quality). */
   quality: number;
+  /** Our extractor's coarse orientation field, base64 (field.ts); absent on ISO templates. */
+  field?: string;
 }
 
 /** Version of our minutiae extractor and matcher, stored with each template. */

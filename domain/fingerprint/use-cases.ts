@@ -11,7 +11,7 @@ import {
   fingerprintVerificationStream, templateStream, tenantFingerprintStream,
   type FingerprintTemplateDeleted, type FingerprintTemplateEnrolled, type FingerprintTemplatesPurged, type FingerprintVerified,
 } from './events.ts';
-import { matchCylinders } from './mcc.ts';
+import { decodeField, matchTemplates } from './field.ts';
 import { buildCylindersFast } from './cylinders-fast.ts';
 import { candidateCount } from './index-lsh.ts';
 import { calibratedScore, DEFAULT_THRESHOLD } from './score.ts';
@@ -90,6 +90,7 @@ export async function enrollFingerprint(deps: FingerprintDeps, input: EnrollInpu
       width: input.template.width,
       height: input.template.height,
       minutiae_b64: encodeMinutiae(input.template.minutiae),
+      ...(input.template.field !== undefined ? { field_b64: input.template.field } : {}),
       minutiae_count: input.template.minutiae.length,
       quality_score: input.template.quality,
       template_version: TEMPLATE_VERSION,
@@ -122,13 +123,14 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
   const limit = input.limit ?? LIMITS.defaultSearchLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.maxSearchLimit) throw new FingerprintError('invalid_request', `limit must be an integer from 1 to ${LIMITS.maxSearchLimit}`, { field: 'limit' });
   const probe = buildCylindersFast(input.template);
+  const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;
   const g = await deps.gallery.sync(input.tenantId);
   const ids = g.entries.size < EXHAUSTIVE_BELOW ? [...g.entries.keys()] : g.index.candidates(probe, candidateCount(g.entries.size));
   const scored: Array<{ id: string; score: number }> = [];
   for (const id of ids) {
     const e = g.entries.get(id);
     if (!e) continue;
-    const s = calibratedScore(matchCylinders(probe, e.cylinders));
+    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field), probeField !== undefined && e.field !== undefined);
     if (s >= threshold) scored.push({ id, score: s });
   }
   scored.sort((a, b) => b.score - a.score);
@@ -152,10 +154,11 @@ export async function verifyFingerprint(deps: FingerprintDeps, input: { tenantId
   const threshold = checkThreshold(input.threshold);
   const g = await deps.gallery.sync(input.tenantId);
   const probe = buildCylindersFast(input.template);
+  const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;
   let best: { id: string; score: number; finger: number } | null = null;
   for (const e of g.entries.values()) {
     if (e.subjectId !== input.subjectId) continue;
-    const s = calibratedScore(matchCylinders(probe, e.cylinders));
+    const s = calibratedScore(matchTemplates(probe, e.cylinders, probeField, e.field), probeField !== undefined && e.field !== undefined);
     if (!best || s > best.score) best = { id: e.id, score: s, finger: e.fingerPosition };
   }
   if (!best) throw new FingerprintError('subject_not_found', `No active fingerprint template of subject ${JSON.stringify(input.subjectId)} in this account`, { subject_id: input.subjectId });

@@ -5,7 +5,8 @@
  *   and unusable prints with coded errors (domain/fingerprint/errors.ts).
  */
 import { fingerprintJobError } from '../../domain/fingerprint/errors.ts';
-import { extractMinutiae, type ExtractionStats } from '../../domain/fingerprint/extract.ts';
+import { extractMinutiae, type ExtractionDebug, type ExtractionStats } from '../../domain/fingerprint/extract.ts';
+import { encodeFieldFromBlocks } from '../../domain/fingerprint/field.ts';
 import type { FingerprintTemplate } from '../../domain/fingerprint/template.ts';
 import { decodeFingerprint, type FingerprintFormat } from './image.ts';
 
@@ -50,8 +51,11 @@ export const handlers = {
   'fingerprint.extract': async (input: { image: Uint8Array; dpi?: number }): Promise<ExtractJobOutput> => {
     if (!(input.image instanceof Uint8Array)) throw fingerprintJobError('missing_image', 'image is missing');
     const img = await decodeFingerprint(input.image, input.dpi);
-    const { template, stats } = extractMinutiae(img);
+    const dbg: ExtractionDebug = {};
+    const { template, stats } = extractMinutiae(img, dbg);
     checkExtraction(template, stats);
+    // The coarse orientation field stored with the template and fused with the minutiae score (field.ts).
+    template.field = encodeFieldFromBlocks(dbg.bw!, Math.ceil(img.height / 8), dbg.mask!, dbg.coh!, dbg.vcos!, dbg.vsin!);
     return { template, stats, format: img.format };
   },
 } satisfies Record<string, (input: never) => Promise<unknown>>;

@@ -24,7 +24,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
         if (await col.get(d.template_id)) break;
         await col.put(d.template_id, {
           id: d.template_id, tenant_id: d.tenant_id, subject_id: d.subject_id, finger_position: d.finger_position, width: d.width, height: d.height,
-          minutiae_b64: d.minutiae_b64, minutiae_count: d.minutiae_count, quality_score: d.quality_score, template_version: d.template_version, source: d.source,
+          minutiae_b64: d.minutiae_b64, ...(d.field_b64 !== undefined ? { field_b64: d.field_b64 } : {}), minutiae_count: d.minutiae_count, quality_score: d.quality_score, template_version: d.template_version, source: d.source,
           metadata: d.metadata, created_at: d.created_at, is_active: true, deleted_at: null, verification_count: 0, last_verified_at: null,
           enrolled_position: e.globalPosition, changed_position: e.globalPosition, last_verification_position: 0,
         });

@@ -129,6 +129,10 @@ describe.skipIf(!haveData)('fingerprint matching on real prints', () => {
     const e3 = await post(A.key, '/v1/fingerprint-matching/enroll', { template: isoBytes, subject_id: 'alice-iso' });
     expect(e3.status).toBe(200);
     expect(e3.body).toMatchObject({ source: 'iso', fingerPosition: 2, minutiaeCount: e1.body.minutiaeCount });
+    // An ISO record has no orientation field: its enrollment event carries none (matching on minutiae alone).
+    const isoEvent = (await s.ctx.events.readStream(`fingerprint-template-${e3.body.templateId}`)).events[0]!;
+    expect((isoEvent.data as { field_b64?: string }).field_b64).toBeUndefined();
+    expect((await s.ctx.events.readStream(`fingerprint-template-${e1.body.templateId}`)).events[0]!.data).toHaveProperty('field_b64');
 
     const list = await get(A.key, '/v1/fingerprint-matching/templates?subject_id=alice');
     expect(list.body.count).toBe(1);
@@ -155,6 +159,12 @@ describe.skipIf(!haveData)('fingerprint matching on real prints', () => {
     await ProjectionRunner.replay(s.ctx.events, projectionsOf(capabilities), { store: s.ctx.readModels, vectorIndex: s.ctx.vectorIndex });
     const after = await get(C.key, '/v1/fingerprint-matching/templates?active_only=false');
     expect(after).toEqual(before);
+    // The orientation field (field.ts) travels in the enrollment event and comes back with the replay.
+    const enrolled = (await s.ctx.events.readStream(`fingerprint-template-${e1.body.templateId}`)).events[0]!;
+    const fieldB64 = (enrolled.data as { field_b64?: string }).field_b64;
+    expect(fieldB64).toMatch(/^[A-Za-z0-9+/]{200,}={0,2}$/);
+    const doc = await (await s.ctx.readModels.collection<{ field_b64?: string }>('fingerprint_templates')).get(e1.body.templateId);
+    expect(doc?.field_b64).toBe(fieldB64);
     expect(after.body.templates.find((t: { id: string }) => t.id === e1.body.templateId)).toMatchObject({ verification_count: 1, is_active: true });
     expect(after.body.templates.find((t: { id: string }) => t.id === e2.body.templateId)).toMatchObject({ is_active: false });
     const found = await post(C.key, '/v1/fingerprint-matching/search', { image: fvc('DB2_B', '103_3.tif'), dpi: '569', threshold: '0' });
