@@ -512,18 +512,18 @@ function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
  * are both still free are ordered by selection and taken in that order; a candidate a round skips has a
  * used minutia and stays skipped, so the result equals the greedy pass over the fully sorted list.
  */
-function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
+function greedyAssignment(val: Float32Array, idx: Int32Array, cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
   if (usedA.length < nA) usedA = new Uint8Array(nA * 2);
   if (usedB.length < nB) usedB = new Uint8Array(nB * 2);
   usedA.fill(0, 0, nA); usedB.fill(0, 0, nB);
   let m = 0;
   let n = cnt;
-  for (let t = 0; t < n; t++) { poolVal[t] = lsVal[t]!; poolPos[t] = t; }
+  for (let t = 0; t < n; t++) { poolVal[t] = val[t]!; poolPos[t] = t; }
   while (m < k && n > 0) {
     const got = topK(poolVal, n, Math.min(n, 4 * (k - m)), sel);
     for (let r = 0; r < got && m < k; r++) {
       const t = poolPos[sel[r]!]!;
-      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      const i = (idx[t]! / nB) | 0, j = idx[t]! - i * nB;
       if (usedA[i] || usedB[j]) continue;
       usedA[i] = 1; usedB[j] = 1;
       out[m++] = t;
@@ -533,7 +533,7 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
     let w = 0;
     for (let r = 0; r < n; r++) {
       const t = poolPos[r]!;
-      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
+      const i = (idx[t]! / nB) | 0, j = idx[t]! - i * nB;
       if (usedA[i] || usedB[j]) continue;
       poolVal[w] = poolVal[r]!; poolPos[w] = t; w++;
     }
@@ -552,27 +552,60 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
  * else from `jsSimilarities`; both give the same values.
  */
 export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
+  const cnt = localSimilarities(A, B, opts);
+  return cnt === 0 ? 0 : globalStage(A, B, cnt, lsVal, lsIdx, lsFlip, opts);
+}
+
+/** Fills lsVal, lsIdx, lsFlip with the local similarities of A and B (kernel or JavaScript path); returns their count. */
+function localSimilarities(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions>): number {
   const nA = A.n, nB = B.n;
   if (nA === 0 || nB === 0) return 0;
   growPairs(nA * nB);
-  const dTheta = opts.deltaTheta;
   const F = opts.reversible ? flipped(A) : null;
-  const cnt = wasm !== null && wasmOn ? wasm(A, F, B, dTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, dTheta);
-  if (cnt === 0) return 0;
+  return wasm !== null && wasmOn ? wasm(A, F, B, opts.deltaTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, opts.deltaTheta);
+}
+
+/**
+ * The local similarities of `matchCylinders` (> 0, in the order i then j): `count` of them in `val`
+ * (similarity), `idx` (i·nB + j) and `turned` (1 when A's turned cylinder was compared). Fresh copies.
+ * For the equality test and the benchmark of the global stage (`globalScore`).
+ */
+export interface LocalPairs { count: number; val: Float32Array; idx: Int32Array; turned: Uint8Array }
+
+/** The local similarities `matchCylinders` computes for A against B under `opts` (see LocalPairs). */
+export function localPairs(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): LocalPairs {
+  const count = localSimilarities(A, B, opts);
+  return { count, val: lsVal.slice(0, count), idx: lsIdx.slice(0, count), turned: lsFlip.slice(0, count) };
+}
+
+/**
+ * The global stage of `matchCylinders` (pair selection, relaxation, verification) on given local
+ * similarities: `globalScore(A, B, localPairs(A, B, o), o) === matchCylinders(A, B, o)`. For the
+ * equality test and the benchmark. Not re-entrant.
+ */
+export function globalScore(A: CylinderSet, B: CylinderSet, p: LocalPairs, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
+  if (A.n === 0 || B.n === 0 || p.count === 0) return 0;
+  growPairs(p.count);
+  return globalStage(A, B, p.count, p.val, p.idx, p.turned, opts);
+}
+
+/** The global stage on cnt > 0 local similarities (val, idx, flip as lsVal, lsIdx, lsFlip). */
+function globalStage(A: CylinderSet, B: CylinderSet, cnt: number, val: Float32Array, idx: Int32Array, flip: Uint8Array, opts: Readonly<MatchOptions>): number {
+  const nA = A.n, nB = B.n;
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
   const want = Math.min(Math.min(nA, nB), cnt);
   growRelax(want);
-  const nR = opts.selection === 'lsa' ? greedyAssignment(cnt, nA, nB, want, pSel) : topK(lsVal, cnt, want, pSel);
+  const nR = opts.selection === 'lsa' ? greedyAssignment(val, idx, cnt, nA, nB, want, pSel) : topK(val, cnt, want, pSel);
   const order = pSel;
   for (let r = 0; r < nR; r++) {
     const k = order[r]!;
-    const i = (lsIdx[k]! / nB) | 0;
+    const i = (idx[k]! / nB) | 0;
     pi[r] = i;
-    pj[r] = lsIdx[k]! - i * nB;
-    pAng[r] = lsFlip[k] ? A.angle[i]! + PI : A.angle[i]!;
+    pj[r] = idx[k]! - i * nB;
+    pAng[r] = flip[k] ? A.angle[i]! + PI : A.angle[i]!;
     pBng[r] = B.angle[pj[r]!]!;
-    lam[r] = lsVal[k]!;
-    lam0[r] = lsVal[k]!;
+    lam[r] = val[k]!;
+    lam0[r] = val[k]!;
   }
   relax(A, B, nR);
   // Efficiency ε = λ(nrel) / λ(0); the score is the mean relaxed similarity of the nP most efficient pairs.
