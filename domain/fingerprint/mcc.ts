@@ -378,21 +378,19 @@ let lsVal = new Float32Array(1024);
 let lsIdx = new Int32Array(1024);
 let lsFlip = new Uint8Array(1024);
 let selTmp = new Float32Array(1024);
-let sel = new Int32Array(1024);
 let pi = new Int32Array(64), pj = new Int32Array(64);
 let pAng = new Float64Array(64), pBng = new Float64Array(64);
 let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
 let rho = new Float32Array(64 * 64);
-let usedA = new Uint8Array(64), usedB = new Uint8Array(64);
 let pSel = new Int32Array(64);
-let poolVal = new Float32Array(1024), poolPos = new Int32Array(1024);
+let rowStart = new Int32Array(65), colHold = new Int32Array(64);
 let sortKey = new Float64Array(256);
 const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
 
 function growPairs(total: number): void {
   if (lsVal.length >= total) return;
   const n = total * 2;
-  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); poolVal = new Float32Array(n); poolPos = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n); sel = new Int32Array(n);
+  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n);
 }
 function growRelax(n: number): void {
   if (pi.length >= n) return;
@@ -507,39 +505,58 @@ function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
 }
 
 /**
- * Up to k candidates taken in descending local similarity (ties: lower position) with no minutia used
- * twice (greedy approximation of LSA). Rounds: the 4·(k − taken) best of the candidates whose two minutiae
- * are both still free are ordered by selection and taken in that order; a candidate a round skips has a
- * used minutia and stays skipped, so the result equals the greedy pass over the fully sorted list.
+ * The greedy one-to-one assignment (approximation of LSA): the candidates taken in descending local
+ * similarity (ties: lower position first), each unless one of its minutiae is already taken, written to
+ * out in that order; returns their count (never more than k = min(nA, nB, cnt)). Computed by proposals
+ * (Gale-Shapley, A's minutiae proposing; McVitie and Wilson 1971): each of A's minutiae proposes its best
+ * candidate whose B minutia is free or holds a worse one, the displaced minutia proposes again. Both sides
+ * rank the pairs by the same strict order, so the stable assignment is unique and is the greedy one (the
+ * best remaining pair belongs to every stable assignment, by induction), whatever the order of the
+ * proposals; the pairs are then sorted into the greedy order. The candidates of A's minutia i are
+ * contiguous (the local similarities are in the order i then j): rowStart[i] to rowStart[i + 1].
  */
 function greedyAssignment(val: Float32Array, idx: Int32Array, cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
-  if (usedA.length < nA) usedA = new Uint8Array(nA * 2);
-  if (usedB.length < nB) usedB = new Uint8Array(nB * 2);
-  usedA.fill(0, 0, nA); usedB.fill(0, 0, nB);
-  let m = 0;
-  let n = cnt;
-  for (let t = 0; t < n; t++) { poolVal[t] = val[t]!; poolPos[t] = t; }
-  while (m < k && n > 0) {
-    const got = topK(poolVal, n, Math.min(n, 4 * (k - m)), sel);
-    for (let r = 0; r < got && m < k; r++) {
-      const t = poolPos[sel[r]!]!;
-      const i = (idx[t]! / nB) | 0, j = idx[t]! - i * nB;
-      if (usedA[i] || usedB[j]) continue;
-      usedA[i] = 1; usedB[j] = 1;
-      out[m++] = t;
-    }
-    if (got === n) break;
-    // Keep the free candidates, in position order.
-    let w = 0;
-    for (let r = 0; r < n; r++) {
-      const t = poolPos[r]!;
-      const i = (idx[t]! / nB) | 0, j = idx[t]! - i * nB;
-      if (usedA[i] || usedB[j]) continue;
-      poolVal[w] = poolVal[r]!; poolPos[w] = t; w++;
-    }
-    n = w;
+  if (rowStart.length <= nA) rowStart = new Int32Array(2 * nA + 2);
+  if (colHold.length < nB) colHold = new Int32Array(2 * nB);
+  colHold.fill(-1, 0, nB);
+  let t = 0;
+  for (let i = 0; i < nA; i++) {
+    rowStart[i] = t;
+    const end = (i + 1) * nB;
+    while (t < cnt && idx[t]! < end) t++;
   }
-  return m;
+  rowStart[nA] = cnt;
+  for (let i0 = 0; i0 < nA; i0++) {
+    let i = i0;
+    while (i >= 0) {
+      // Row i's best candidate (in the row, a later equal value ranks after) whose column is free or held by a worse one.
+      let bt = -1, bv = 0;
+      const base = i * nB, e = rowStart[i + 1]!;
+      for (let q = rowStart[i]!; q < e; q++) {
+        const v = val[q]!;
+        if (bt >= 0 && !(v > bv)) continue;
+        const h = colHold[idx[q]! - base]!;
+        if (h >= 0 && (val[h]! > v || (val[h]! === v && h < q))) continue;
+        bt = q; bv = v;
+      }
+      if (bt < 0) break;
+      const j = idx[bt]! - base;
+      const h = colHold[j]!;
+      colHold[j] = bt;
+      i = h >= 0 ? (idx[h]! / nB) | 0 : -1;
+    }
+  }
+  let m = 0;
+  for (let j = 0; j < nB; j++) {
+    const h = colHold[j]!;
+    if (h < 0) continue;
+    // Insertion into the greedy order (descending value, then ascending position).
+    let r = m - 1;
+    while (r >= 0 && before(val, h, out[r]!)) { out[r + 1] = out[r]!; r--; }
+    out[r + 1] = h;
+    m++;
+  }
+  return m < k ? m : k;
 }
 
 /**
