@@ -381,7 +381,8 @@ let selTmp = new Float32Array(1024);
 let pi = new Int32Array(64), pj = new Int32Array(64);
 let pAng = new Float64Array(64), pBng = new Float64Array(64);
 let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
-let rho = new Float32Array(64 * 64);
+let rhoVal = new Float32Array(64 * 64), rhoCol = new Int32Array(64 * 64), rhoLen = new Int32Array(64);
+let qAx = new Float64Array(64), qAy = new Float64Array(64), qBx = new Float64Array(64), qBy = new Float64Array(64);
 let pSel = new Int32Array(64);
 let rowStart = new Int32Array(65), colHold = new Int32Array(64);
 let sortKey = new Float64Array(256);
@@ -397,7 +398,8 @@ function growRelax(n: number): void {
   const m = n * 2;
   pi = new Int32Array(m); pj = new Int32Array(m); pSel = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
   lam = new Float32Array(m); lam0 = new Float32Array(m); nxt = new Float32Array(m); eff = new Float32Array(m);
-  rho = new Float32Array(m * m);
+  rhoVal = new Float32Array(m * m); rhoCol = new Int32Array(m * m); rhoLen = new Int32Array(m);
+  qAx = new Float64Array(m); qAy = new Float64Array(m); qBx = new Float64Array(m); qBy = new Float64Array(m);
 }
 
 /**
@@ -685,35 +687,49 @@ function jsSimilarities(A: CylinderSet, B: CylinderSet, F: View | null, dTheta: 
  * Relaxation of the nR pairs in pi/pj/lam (paper eqs. 23-26): ρ is the product of three sigmoids of
  * the differences of distance, of relative direction and of the direction to the other minutia; then
  * nrel rounds of λ ← wR·λ + (1 − wR)·Σ ρ·λ / (nR − 1).
+ * ρ is computed once per pair of pairs and kept sparse: row r lists its non-zero entries (columns in
+ * ascending order, float32 values) in rhoCol/rhoVal from r·nR, rhoLen[r] of them. The sums skip only
+ * zero terms (ρ·λ = +0 with λ > 0, and s + 0 = s), so they round as the dense sum over every column.
  */
 function relax(A: CylinderSet, B: CylinderSet, nR: number): void {
   if (nR < 2) return;
-  rho.fill(0, 0, nR * nR);
+  const ax = qAx, ay = qAy, bx = qBx, by = qBy;
   for (let r = 0; r < nR; r++) {
-    const ar = pi[r]!, br = pj[r]!;
-    const axr = A.x[ar]!, ayr = A.y[ar]!, bxr = B.x[br]!, byr = B.y[br]!;
+    ax[r] = A.x[pi[r]!]!; ay[r] = A.y[pi[r]!]!; bx[r] = B.x[pj[r]!]!; by[r] = B.y[pj[r]!]!;
+    rhoLen[r] = 0;
+  }
+  const col = rhoCol, rv = rhoVal, len = rhoLen;
+  const nt1 = -MCC.tauRho1, mu1 = MCC.muRho1, nt2 = -MCC.tauRho2, mu2 = MCC.muRho2, nt3 = -MCC.tauRho3, mu3 = MCC.muRho3;
+  for (let r = 0; r < nR; r++) {
+    const axr = ax[r]!, ayr = ay[r]!, bxr = bx[r]!, byr = by[r]!;
     const tar = pAng[r]!, tbr = pBng[r]!;
+    const rowR = r * nR;
     for (let c = r + 1; c < nR; c++) {
-      const ac = pi[c]!, bc = pj[c]!;
-      const adx = A.x[ac]! - axr, ady = ayr - A.y[ac]!;
-      const bdx = B.x[bc]! - bxr, bdy = byr - B.y[bc]!;
+      const adx = ax[c]! - axr, ady = ayr - ay[c]!;
+      const bdx = bx[c]! - bxr, bdy = byr - by[c]!;
       const d1 = Math.abs(Math.sqrt(adx * adx + ady * ady) - Math.sqrt(bdx * bdx + bdy * bdy));
       if (d1 > 12) continue; // Z(d1) < 2e-5: the pair contributes nothing
       const d2 = Math.abs(adiff(adiff(tar, pAng[c]!), adiff(tbr, pBng[c]!)));
       if (d2 > 0.6) continue; // Z(d2) < 4e-5
       const d3 = Math.abs(adiff(adiff(tar, Math.atan2(ady, adx)), adiff(tbr, Math.atan2(bdy, bdx))));
-      const v = sigmoid(d1, MCC.muRho1, MCC.tauRho1) * sigmoid(d2, MCC.muRho2, MCC.tauRho2) * sigmoid(d3, MCC.muRho3, MCC.tauRho3);
-      rho[r * nR + c] = v;
-      rho[c * nR + r] = v;
+      // sigmoid(d, μ, τ) = 1 / (1 + e^(−τ(d − μ))), the same expressions.
+      const v = (1 / (1 + Math.exp(nt1 * (d1 - mu1)))) * (1 / (1 + Math.exp(nt2 * (d2 - mu2)))) * (1 / (1 + Math.exp(nt3 * (d3 - mu3))));
+      let q = rowR + len[r]!++;
+      col[q] = c; rv[q] = v;
+      q = c * nR + len[c]!++;
+      col[q] = r; rv[q] = v;
     }
   }
+  const w = MCC.wR, w1 = 1 - MCC.wR, den = nR - 1;
+  let cur = lam, next = nxt;
   for (let it = 0; it < MCC.nRel; it++) {
     for (let r = 0; r < nR; r++) {
       let s = 0;
-      const row = r * nR;
-      for (let c = 0; c < nR; c++) s += rho[row + c]! * lam[c]!;
-      nxt[r] = MCC.wR * lam[r]! + ((1 - MCC.wR) * s) / (nR - 1);
+      const e = r * nR + len[r]!;
+      for (let q = r * nR; q < e; q++) s += rv[q]! * cur[col[q]!]!;
+      next[r] = w * cur[r]! + (w1 * s) / den;
     }
-    for (let r = 0; r < nR; r++) lam[r] = nxt[r]!;
+    const t = cur; cur = next; next = t;
   }
+  lam = cur; nxt = next;
 }
