@@ -522,30 +522,39 @@ function greedyAssignment(val: Float32Array, idx: Int32Array, cnt: number, nA: n
   if (colHold.length < nB) colHold = new Int32Array(2 * nB);
   colHold.fill(-1, 0, nB);
   let t = 0;
-  for (let i = 0; i < nA; i++) {
-    rowStart[i] = t;
-    const end = (i + 1) * nB;
-    while (t < cnt && idx[t]! < end) t++;
-  }
-  rowStart[nA] = cnt;
   for (let i0 = 0; i0 < nA; i0++) {
+    // Row i0's first proposal, finding where the row ends on the way.
+    rowStart[i0] = t;
+    const end = (i0 + 1) * nB, base0 = i0 * nB;
+    let bt = -1, bv = 0;
+    for (; t < cnt; t++) {
+      const x = idx[t]!;
+      if (x >= end) break;
+      const v = val[t]!;
+      if (bt >= 0 && !(v > bv)) continue;
+      const h = colHold[x - base0]!;
+      if (h >= 0 && (val[h]! > v || (val[h]! === v && h < t))) continue;
+      bt = t; bv = v;
+    }
+    rowStart[i0 + 1] = t;
+    // Then the proposals of the rows it displaces, each already scanned once (rows < i0 or i0 itself).
     let i = i0;
-    while (i >= 0) {
+    while (bt >= 0) {
+      const j = idx[bt]! - i * nB;
+      const h = colHold[j]!;
+      colHold[j] = bt;
+      if (h < 0) break;
+      i = (idx[h]! / nB) | 0;
       // Row i's best candidate (in the row, a later equal value ranks after) whose column is free or held by a worse one.
-      let bt = -1, bv = 0;
+      bt = -1; bv = 0;
       const base = i * nB, e = rowStart[i + 1]!;
       for (let q = rowStart[i]!; q < e; q++) {
         const v = val[q]!;
         if (bt >= 0 && !(v > bv)) continue;
-        const h = colHold[idx[q]! - base]!;
-        if (h >= 0 && (val[h]! > v || (val[h]! === v && h < q))) continue;
+        const hq = colHold[idx[q]! - base]!;
+        if (hq >= 0 && (val[hq]! > v || (val[hq]! === v && hq < q))) continue;
         bt = q; bv = v;
       }
-      if (bt < 0) break;
-      const j = idx[bt]! - base;
-      const h = colHold[j]!;
-      colHold[j] = bt;
-      i = h >= 0 ? (idx[h]! / nB) | 0 : -1;
     }
   }
   let m = 0;
