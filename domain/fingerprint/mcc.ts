@@ -378,28 +378,28 @@ let lsVal = new Float32Array(1024);
 let lsIdx = new Int32Array(1024);
 let lsFlip = new Uint8Array(1024);
 let selTmp = new Float32Array(1024);
-let sel = new Int32Array(1024);
 let pi = new Int32Array(64), pj = new Int32Array(64);
 let pAng = new Float64Array(64), pBng = new Float64Array(64);
 let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
-let rho = new Float32Array(64 * 64);
-let usedA = new Uint8Array(64), usedB = new Uint8Array(64);
+let rhoVal = new Float32Array(64 * 64), rhoCol = new Int32Array(64 * 64), rhoLen = new Int32Array(64);
+let qAx = new Float64Array(64), qAy = new Float64Array(64), qBx = new Float64Array(64), qBy = new Float64Array(64);
 let pSel = new Int32Array(64);
-let poolVal = new Float32Array(1024), poolPos = new Int32Array(1024);
+let rowStart = new Int32Array(65), colHold = new Int32Array(64);
 let sortKey = new Float64Array(256);
 const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
 
 function growPairs(total: number): void {
   if (lsVal.length >= total) return;
   const n = total * 2;
-  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); poolVal = new Float32Array(n); poolPos = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n); sel = new Int32Array(n);
+  lsVal = new Float32Array(n); lsIdx = new Int32Array(n); lsFlip = new Uint8Array(n); selTmp = new Float32Array(n);
 }
 function growRelax(n: number): void {
   if (pi.length >= n) return;
   const m = n * 2;
   pi = new Int32Array(m); pj = new Int32Array(m); pSel = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
   lam = new Float32Array(m); lam0 = new Float32Array(m); nxt = new Float32Array(m); eff = new Float32Array(m);
-  rho = new Float32Array(m * m);
+  rhoVal = new Float32Array(m * m); rhoCol = new Int32Array(m * m); rhoLen = new Int32Array(m);
+  qAx = new Float64Array(m); qAy = new Float64Array(m); qBx = new Float64Array(m); qBy = new Float64Array(m);
 }
 
 /**
@@ -507,39 +507,67 @@ function topK(v: Float32Array, n: number, k: number, out: Int32Array): number {
 }
 
 /**
- * Up to k candidates taken in descending local similarity (ties: lower position) with no minutia used
- * twice (greedy approximation of LSA). Rounds: the 4·(k − taken) best of the candidates whose two minutiae
- * are both still free are ordered by selection and taken in that order; a candidate a round skips has a
- * used minutia and stays skipped, so the result equals the greedy pass over the fully sorted list.
+ * The greedy one-to-one assignment (approximation of LSA): the candidates taken in descending local
+ * similarity (ties: lower position first), each unless one of its minutiae is already taken, written to
+ * out in that order; returns their count (never more than k = min(nA, nB, cnt)). Computed by proposals
+ * (Gale-Shapley, A's minutiae proposing; McVitie and Wilson 1971): each of A's minutiae proposes its best
+ * candidate whose B minutia is free or holds a worse one, the displaced minutia proposes again. Both sides
+ * rank the pairs by the same strict order, so the stable assignment is unique and is the greedy one (the
+ * best remaining pair belongs to every stable assignment, by induction), whatever the order of the
+ * proposals; the pairs are then sorted into the greedy order. The candidates of A's minutia i are
+ * contiguous (the local similarities are in the order i then j): rowStart[i] to rowStart[i + 1].
  */
-function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
-  if (usedA.length < nA) usedA = new Uint8Array(nA * 2);
-  if (usedB.length < nB) usedB = new Uint8Array(nB * 2);
-  usedA.fill(0, 0, nA); usedB.fill(0, 0, nB);
-  let m = 0;
-  let n = cnt;
-  for (let t = 0; t < n; t++) { poolVal[t] = lsVal[t]!; poolPos[t] = t; }
-  while (m < k && n > 0) {
-    const got = topK(poolVal, n, Math.min(n, 4 * (k - m)), sel);
-    for (let r = 0; r < got && m < k; r++) {
-      const t = poolPos[sel[r]!]!;
-      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
-      if (usedA[i] || usedB[j]) continue;
-      usedA[i] = 1; usedB[j] = 1;
-      out[m++] = t;
+function greedyAssignment(val: Float32Array, idx: Int32Array, cnt: number, nA: number, nB: number, k: number, out: Int32Array): number {
+  if (rowStart.length <= nA) rowStart = new Int32Array(2 * nA + 2);
+  if (colHold.length < nB) colHold = new Int32Array(2 * nB);
+  colHold.fill(-1, 0, nB);
+  let t = 0;
+  for (let i0 = 0; i0 < nA; i0++) {
+    // Row i0's first proposal, finding where the row ends on the way.
+    rowStart[i0] = t;
+    const end = (i0 + 1) * nB, base0 = i0 * nB;
+    let bt = -1, bv = 0;
+    for (; t < cnt; t++) {
+      const x = idx[t]!;
+      if (x >= end) break;
+      const v = val[t]!;
+      if (bt >= 0 && !(v > bv)) continue;
+      const h = colHold[x - base0]!;
+      if (h >= 0 && (val[h]! > v || (val[h]! === v && h < t))) continue;
+      bt = t; bv = v;
     }
-    if (got === n) break;
-    // Keep the free candidates, in position order.
-    let w = 0;
-    for (let r = 0; r < n; r++) {
-      const t = poolPos[r]!;
-      const i = (lsIdx[t]! / nB) | 0, j = lsIdx[t]! - i * nB;
-      if (usedA[i] || usedB[j]) continue;
-      poolVal[w] = poolVal[r]!; poolPos[w] = t; w++;
+    rowStart[i0 + 1] = t;
+    // Then the proposals of the rows it displaces, each already scanned once (rows < i0 or i0 itself).
+    let i = i0;
+    while (bt >= 0) {
+      const j = idx[bt]! - i * nB;
+      const h = colHold[j]!;
+      colHold[j] = bt;
+      if (h < 0) break;
+      i = (idx[h]! / nB) | 0;
+      // Row i's best candidate (in the row, a later equal value ranks after) whose column is free or held by a worse one.
+      bt = -1; bv = 0;
+      const base = i * nB, e = rowStart[i + 1]!;
+      for (let q = rowStart[i]!; q < e; q++) {
+        const v = val[q]!;
+        if (bt >= 0 && !(v > bv)) continue;
+        const hq = colHold[idx[q]! - base]!;
+        if (hq >= 0 && (val[hq]! > v || (val[hq]! === v && hq < q))) continue;
+        bt = q; bv = v;
+      }
     }
-    n = w;
   }
-  return m;
+  let m = 0;
+  for (let j = 0; j < nB; j++) {
+    const h = colHold[j]!;
+    if (h < 0) continue;
+    // Insertion into the greedy order (descending value, then ascending position).
+    let r = m - 1;
+    while (r >= 0 && before(val, h, out[r]!)) { out[r + 1] = out[r]!; r--; }
+    out[r + 1] = h;
+    m++;
+  }
+  return m < k ? m : k;
 }
 
 /**
@@ -553,27 +581,60 @@ function greedyAssignment(cnt: number, nA: number, nB: number, k: number, out: I
  * receives the verification's kept alignment (mcc-verify.ts; left untouched when a score is 0 before it).
  */
 export function matchCylinders(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS, alignment?: Alignment): number {
+  const cnt = localSimilarities(A, B, opts);
+  return cnt === 0 ? 0 : globalStage(A, B, cnt, lsVal, lsIdx, lsFlip, opts, alignment);
+}
+
+/** Fills lsVal, lsIdx, lsFlip with the local similarities of A and B (kernel or JavaScript path); returns their count. */
+function localSimilarities(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions>): number {
   const nA = A.n, nB = B.n;
   if (nA === 0 || nB === 0) return 0;
   growPairs(nA * nB);
-  const dTheta = opts.deltaTheta;
   const F = opts.reversible ? flipped(A) : null;
-  const cnt = wasm !== null && wasmOn ? wasm(A, F, B, dTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, dTheta);
-  if (cnt === 0) return 0;
+  return wasm !== null && wasmOn ? wasm(A, F, B, opts.deltaTheta, lsVal, lsIdx, lsFlip) : jsSimilarities(A, B, F, opts.deltaTheta);
+}
+
+/**
+ * The local similarities of `matchCylinders` (> 0, in the order i then j): `count` of them in `val`
+ * (similarity), `idx` (i·nB + j) and `turned` (1 when A's turned cylinder was compared). Fresh copies.
+ * For the equality test and the benchmark of the global stage (`globalScore`).
+ */
+export interface LocalPairs { count: number; val: Float32Array; idx: Int32Array; turned: Uint8Array }
+
+/** The local similarities `matchCylinders` computes for A against B under `opts` (see LocalPairs). */
+export function localPairs(A: CylinderSet, B: CylinderSet, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): LocalPairs {
+  const count = localSimilarities(A, B, opts);
+  return { count, val: lsVal.slice(0, count), idx: lsIdx.slice(0, count), turned: lsFlip.slice(0, count) };
+}
+
+/**
+ * The global stage of `matchCylinders` (pair selection, relaxation, verification) on given local
+ * similarities: `globalScore(A, B, localPairs(A, B, o), o) === matchCylinders(A, B, o)`. For the
+ * equality test and the benchmark. Not re-entrant.
+ */
+export function globalScore(A: CylinderSet, B: CylinderSet, p: LocalPairs, opts: Readonly<MatchOptions> = MATCH_DEFAULTS): number {
+  if (A.n === 0 || B.n === 0 || p.count === 0) return 0;
+  growPairs(p.count);
+  return globalStage(A, B, p.count, p.val, p.idx, p.turned, opts);
+}
+
+/** The global stage on cnt > 0 local similarities (val, idx, flip as lsVal, lsIdx, lsFlip); `alignment` as in matchCylinders. */
+function globalStage(A: CylinderSet, B: CylinderSet, cnt: number, val: Float32Array, idx: Int32Array, flip: Uint8Array, opts: Readonly<MatchOptions>, alignment?: Alignment): number {
+  const nA = A.n, nB = B.n;
   const nP = Math.round(MCC.minNP + sigmoid(Math.min(nA, nB), MCC.muP, MCC.tauP) * (MCC.maxNP - MCC.minNP));
   const want = Math.min(Math.min(nA, nB), cnt);
   growRelax(want);
-  const nR = opts.selection === 'lsa' ? greedyAssignment(cnt, nA, nB, want, pSel) : topK(lsVal, cnt, want, pSel);
+  const nR = opts.selection === 'lsa' ? greedyAssignment(val, idx, cnt, nA, nB, want, pSel) : topK(val, cnt, want, pSel);
   const order = pSel;
   for (let r = 0; r < nR; r++) {
     const k = order[r]!;
-    const i = (lsIdx[k]! / nB) | 0;
+    const i = (idx[k]! / nB) | 0;
     pi[r] = i;
-    pj[r] = lsIdx[k]! - i * nB;
-    pAng[r] = lsFlip[k] ? A.angle[i]! + PI : A.angle[i]!;
+    pj[r] = idx[k]! - i * nB;
+    pAng[r] = flip[k] ? A.angle[i]! + PI : A.angle[i]!;
     pBng[r] = B.angle[pj[r]!]!;
-    lam[r] = lsVal[k]!;
-    lam0[r] = lsVal[k]!;
+    lam[r] = val[k]!;
+    lam0[r] = val[k]!;
   }
   relax(A, B, nR);
   // Efficiency ε = λ(nrel) / λ(0); the score is the mean relaxed similarity of the nP most efficient pairs.
@@ -636,35 +697,49 @@ function jsSimilarities(A: CylinderSet, B: CylinderSet, F: View | null, dTheta: 
  * Relaxation of the nR pairs in pi/pj/lam (paper eqs. 23-26): ρ is the product of three sigmoids of
  * the differences of distance, of relative direction and of the direction to the other minutia; then
  * nrel rounds of λ ← wR·λ + (1 − wR)·Σ ρ·λ / (nR − 1).
+ * ρ is computed once per pair of pairs and kept sparse: row r lists its non-zero entries (columns in
+ * ascending order, float32 values) in rhoCol/rhoVal from r·nR, rhoLen[r] of them. The sums skip only
+ * zero terms (ρ·λ = +0 with λ > 0, and s + 0 = s), so they round as the dense sum over every column.
  */
 function relax(A: CylinderSet, B: CylinderSet, nR: number): void {
   if (nR < 2) return;
-  rho.fill(0, 0, nR * nR);
+  const ax = qAx, ay = qAy, bx = qBx, by = qBy;
   for (let r = 0; r < nR; r++) {
-    const ar = pi[r]!, br = pj[r]!;
-    const axr = A.x[ar]!, ayr = A.y[ar]!, bxr = B.x[br]!, byr = B.y[br]!;
+    ax[r] = A.x[pi[r]!]!; ay[r] = A.y[pi[r]!]!; bx[r] = B.x[pj[r]!]!; by[r] = B.y[pj[r]!]!;
+    rhoLen[r] = 0;
+  }
+  const col = rhoCol, rv = rhoVal, len = rhoLen;
+  const nt1 = -MCC.tauRho1, mu1 = MCC.muRho1, nt2 = -MCC.tauRho2, mu2 = MCC.muRho2, nt3 = -MCC.tauRho3, mu3 = MCC.muRho3;
+  for (let r = 0; r < nR; r++) {
+    const axr = ax[r]!, ayr = ay[r]!, bxr = bx[r]!, byr = by[r]!;
     const tar = pAng[r]!, tbr = pBng[r]!;
+    const rowR = r * nR;
     for (let c = r + 1; c < nR; c++) {
-      const ac = pi[c]!, bc = pj[c]!;
-      const adx = A.x[ac]! - axr, ady = ayr - A.y[ac]!;
-      const bdx = B.x[bc]! - bxr, bdy = byr - B.y[bc]!;
+      const adx = ax[c]! - axr, ady = ayr - ay[c]!;
+      const bdx = bx[c]! - bxr, bdy = byr - by[c]!;
       const d1 = Math.abs(Math.sqrt(adx * adx + ady * ady) - Math.sqrt(bdx * bdx + bdy * bdy));
       if (d1 > 12) continue; // Z(d1) < 2e-5: the pair contributes nothing
       const d2 = Math.abs(adiff(adiff(tar, pAng[c]!), adiff(tbr, pBng[c]!)));
       if (d2 > 0.6) continue; // Z(d2) < 4e-5
       const d3 = Math.abs(adiff(adiff(tar, Math.atan2(ady, adx)), adiff(tbr, Math.atan2(bdy, bdx))));
-      const v = sigmoid(d1, MCC.muRho1, MCC.tauRho1) * sigmoid(d2, MCC.muRho2, MCC.tauRho2) * sigmoid(d3, MCC.muRho3, MCC.tauRho3);
-      rho[r * nR + c] = v;
-      rho[c * nR + r] = v;
+      // sigmoid(d, μ, τ) = 1 / (1 + e^(−τ(d − μ))), the same expressions.
+      const v = (1 / (1 + Math.exp(nt1 * (d1 - mu1)))) * (1 / (1 + Math.exp(nt2 * (d2 - mu2)))) * (1 / (1 + Math.exp(nt3 * (d3 - mu3))));
+      let q = rowR + len[r]!++;
+      col[q] = c; rv[q] = v;
+      q = c * nR + len[c]!++;
+      col[q] = r; rv[q] = v;
     }
   }
+  const w = MCC.wR, w1 = 1 - MCC.wR, den = nR - 1;
+  let cur = lam, next = nxt;
   for (let it = 0; it < MCC.nRel; it++) {
     for (let r = 0; r < nR; r++) {
       let s = 0;
-      const row = r * nR;
-      for (let c = 0; c < nR; c++) s += rho[row + c]! * lam[c]!;
-      nxt[r] = MCC.wR * lam[r]! + ((1 - MCC.wR) * s) / (nR - 1);
+      const e = r * nR + len[r]!;
+      for (let q = r * nR; q < e; q++) s += rv[q]! * cur[col[q]!]!;
+      next[r] = w * cur[r]! + (w1 * s) / den;
     }
-    for (let r = 0; r < nR; r++) lam[r] = nxt[r]!;
+    const t = cur; cur = next; next = t;
   }
+  lam = cur; nxt = next;
 }
