@@ -13,6 +13,7 @@ import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-matrix.ts';
 import { mrzClassMap } from './mrz-posteriors.ts';
 import { RecHelper } from './rec-helper.ts';
+import { loadRecModel, REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT } from './rec-model.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
 /** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
@@ -98,7 +99,8 @@ export class PaddleOcr {
       ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
     });
     const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));
-    const rec = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), opts(threads));
+    // The recogniser with its greedy outputs (`rec-model.ts`): a greedy reading fetches two values per time step.
+    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx')), opts(threads));
     const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
     if (dict[dict.length - 1] === '') dict.pop();
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
@@ -116,11 +118,13 @@ export class PaddleOcr {
       const all = kept;
       kept = all.filter((q) => options.filter!(q, all));
     }
-    const mats = await this.recognizeMatrices(img, kept, { batch: options.batch });
+    // Posteriors only when they are kept; otherwise the greedy outputs (the same text and confidence).
+    const mats = options.keepMatrices ? await this.recognizeMatrices(img, kept, { batch: options.batch }) : null;
+    const greedy = mats ? null : await this.recognizeGreedy(img, kept, { batch: options.batch });
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
-      const m = mats[i]!;
-      const t = ctcDecode(m.probs, 0, m.steps, m.classes, this.dict);
+      const m = mats?.[i];
+      const t = m ? ctcDecode(m.probs, 0, m.steps, m.classes, this.dict) : greedy![i]!;
       if (!t.text.trim()) return;
       const xs = quad.map((p) => p[0]);
       const ys = quad.map((p) => p[1]);
@@ -156,8 +160,27 @@ export class PaddleOcr {
 
   /** Recognises each quad's crop (batched by width): greedy CTC decoding over the full dictionary. */
   async recognize(img: RgbImage, quads: Quad[]): Promise<{ text: string; confidence: number }[]> {
-    const mats = await this.recognizeMatrices(img, quads);
-    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+    return this.recognizeGreedy(img, quads);
+  }
+
+  /**
+   * {@link recognize} with the crops of {@link recognizeMatrices} (`batch` per run, default
+   * {@link RECOGNITION_BATCH}): the greedy CTC reading of each crop from the model's per-step best class
+   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors.
+   */
+  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number } = {}): Promise<{ text: string; confidence: number }[]> {
+    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, 'greedy');
+    return rows.map((r) => greedyDecode(r, this.dict));
+  }
+
+  /** Each quad's crop for the recogniser: height 48, width by aspect (at least 8, at most `maxWidth`). */
+  private cropsOf(img: RgbImage, quads: Quad[], maxWidth: number): RgbImage[] {
+    return quads.map((q) => {
+      const qw = dist(q[0], q[1]);
+      const qh = Math.max(1, dist(q[0], q[3]));
+      const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
+      return warpQuad(img, q, outW, 48);
+    });
   }
 
   /**
@@ -166,14 +189,7 @@ export class PaddleOcr {
    * CTC blank and class k >= 1 the character `dictionary[k - 1]`; a time step covers 8 px of the crop.
    */
   async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number; batch?: number } = {}): Promise<CtcMatrix[]> {
-    const maxWidth = options.maxWidth ?? 1280;
-    const crops = quads.map((q) => {
-      const qw = dist(q[0], q[1]);
-      const qh = Math.max(1, dist(q[0], q[3]));
-      const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
-      return warpQuad(img, q, outW, 48);
-    });
-    return this.recognizeCrops(crops, options.batch ?? RECOGNITION_BATCH);
+    return this.recognizeCrops(this.cropsOf(img, quads, options.maxWidth ?? 1280), options.batch ?? RECOGNITION_BATCH, 'posteriors');
   }
 
   /**
@@ -183,17 +199,21 @@ export class PaddleOcr {
    */
   async recognizeImages(images: readonly RgbImage[]): Promise<{ text: string; confidence: number }[]> {
     const crops = images.map((im) => warpQuad(im, [[0, 0], [im.width, 0], [im.width, im.height], [0, im.height]], Math.max(8, Math.min(1280, Math.round((48 * im.width) / Math.max(1, im.height)))), 48));
-    const mats = await this.recognizeCrops(crops, 1);
-    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+    const rows = await this.recognizeCrops(crops, 1, 'greedy');
+    return rows.map((r) => greedyDecode(r, this.dict));
   }
 
   /**
    * The recogniser on crops of height 48 (`batch` per run, sorted by width and padded to the widest of the
-   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`).
+   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`); each crop's CTC
+   * posteriors, or with `greedy` its per-step best class and probability only.
    */
-  private async recognizeCrops(crops: readonly RgbImage[], batch: number): Promise<CtcMatrix[]> {
+  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors'): Promise<CtcMatrix[]>;
+  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'greedy'): Promise<GreedySteps[]>;
+  private async recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors' | 'greedy'): Promise<(CtcMatrix | GreedySteps)[]> {
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
-    const results: CtcMatrix[] = new Array(crops.length);
+    const results: (CtcMatrix | GreedySteps)[] = new Array(crops.length);
+    const fetches = want === 'greedy' ? [REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT] : [this.rec.outputNames[0]!];
     // Batches are fixed by the width order (as PaddleOCR forms them), so each crop's result is the same
     // whichever thread runs its batch; the widest batches go first (the threads finish closer together).
     const units: { idx: number[]; bw: number }[] = [];
@@ -219,19 +239,26 @@ export class PaddleOcr {
       });
       return input;
     };
-    const keep = (idx: number[], data: Float32Array, dims: readonly number[]) => {
-      const [, steps, classes] = dims as number[];
+    const keep = (idx: number[], outs: readonly { data: Float32Array | BigInt64Array; dims: readonly number[] }[]) => {
+      const [, steps, classes] = outs[0]!.dims as number[];
       idx.forEach((ci, b) => {
         // Time steps past the crop's own width only saw padding.
         const own = Math.min(steps!, Math.ceil(crops[ci]!.width / 8));
-        const start = b * steps! * classes!;
-        results[ci] = { steps: own, classes: classes!, probs: data.subarray(start, start + own * classes!) };
+        if (want === 'greedy') {
+          const start = b * steps!;
+          results[ci] = { steps: own, best: (outs[0]!.data as BigInt64Array).subarray(start, start + own), probs: (outs[1]!.data as Float32Array).subarray(start, start + own) };
+        } else {
+          const start = b * steps! * classes!;
+          results[ci] = { steps: own, classes: classes!, probs: (outs[0]!.data as Float32Array).subarray(start, start + own * classes!) };
+        }
       });
     };
     const runHere = async (u: { idx: number[]; bw: number }) => {
-      const out = await this.rec.run({ x: new this.ort.Tensor('float32', tensorOf(u), [u.idx.length, 3, 48, u.bw]) });
-      const t = out[this.rec.outputNames[0]!] as OrtTensor;
-      keep(u.idx, t.data as Float32Array, t.dims);
+      const out = await this.rec.run({ x: new this.ort.Tensor('float32', tensorOf(u), [u.idx.length, 3, 48, u.bw]) }, fetches);
+      keep(u.idx, fetches.map((f) => {
+        const t = out[f] as OrtTensor;
+        return { data: t.data as Float32Array | BigInt64Array, dims: t.dims };
+      }));
     };
     let next = 0;
     const here = async () => {
@@ -243,8 +270,7 @@ export class PaddleOcr {
       while (next < units.length && helper.usable) {
         const u = units[next++]!;
         try {
-          const out = await helper.run(tensorOf(u), [u.idx.length, 3, 48, u.bw]);
-          keep(u.idx, out.data, out.dims);
+          keep(u.idx, await helper.run(tensorOf(u), [u.idx.length, 3, 48, u.bw], fetches));
         } catch {
           await runHere(u); // the helper is gone: this thread takes its batch
         }
@@ -262,6 +288,31 @@ export class PaddleOcr {
 }
 
 export type { CtcMatrix } from './ctc-matrix.ts';
+
+/** A crop's greedy recogniser output: per time step the most probable class (0 = CTC blank) and its probability. */
+export interface GreedySteps {
+  steps: number;
+  best: BigInt64Array;
+  probs: Float32Array;
+}
+
+/** {@link ctcDecode} from the per-step best classes and probabilities (the same text and confidence). */
+export function greedyDecode(g: GreedySteps, dict: readonly string[]): { text: string; confidence: number } {
+  let text = '';
+  let prev = -1;
+  let confSum = 0;
+  let n = 0;
+  for (let t = 0; t < g.steps; t++) {
+    const best = Number(g.best[t]!);
+    if (best !== 0 && best !== prev) {
+      text += dict[best - 1] ?? '';
+      confSum += g.probs[t]!;
+      n++;
+    }
+    prev = best;
+  }
+  return { text, confidence: n ? confSum / n : 0 };
+}
 
 /** Greedy CTC decoding (blank = class 0, class k = dict[k-1]); confidence = mean max-probability of kept steps. */
 export function ctcDecode(data: Float32Array, offset: number, steps: number, classes: number, dict: string[]): { text: string; confidence: number } {
