@@ -224,16 +224,16 @@ export class PaddleOcr {
     units.reverse();
     const tensorOf = ({ idx, bw }: { idx: number[]; bw: number }): Float32Array => {
       const input = new Float32Array(idx.length * 3 * 48 * bw); // 0 == mid grey after normalisation (Paddle pads with 0)
+      const plane = 48 * bw;
       idx.forEach((ci, b) => {
-        const c = crops[ci]!;
-        const base = b * 3 * 48 * bw;
+        const { data, width } = crops[ci]!;
+        const base = b * 3 * plane;
         for (let y = 0; y < 48; y++) {
-          for (let x = 0; x < c.width; x++) {
-            const p = (y * c.width + x) * 3;
-            // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
-            input[base + 0 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p + 2]!]!;
-            input[base + 1 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p + 1]!]!;
-            input[base + 2 * 48 * bw + y * bw + x] = REC_NORMALISE[c.data[p]!]!;
+          // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
+          for (let x = 0, o = base + y * bw, p = y * width * 3; x < width; x++, o++, p += 3) {
+            input[o] = REC_NORMALISE[data[p + 2]!]!;
+            input[o + plane] = REC_NORMALISE[data[p + 1]!]!;
+            input[o + 2 * plane] = REC_NORMALISE[data[p]!]!;
           }
         }
       });
