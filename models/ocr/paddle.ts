@@ -81,6 +81,9 @@ export class PaddleOcr {
     readonly mrzMap: number[][] = mrzClassMap(dict),
   ) {}
 
+  /** Detector input buffers not in use, by size (at most 3: the sizes of the page kinds a worker reads). */
+  private detInputs: Float32Array[] = [];
+
   /**
    * Loads the ONNX sessions (`threads` intra-op threads for the recogniser, `detThreads` for the detector;
    * default 1: parallelism comes from the worker pool and from the helpers). `recThreads` threads recognise one page's crops: this one plus
@@ -141,7 +144,10 @@ export class PaddleOcr {
     const w = Math.max(32, Math.round((img.width * scale) / 32) * 32);
     const h = Math.max(32, Math.round((img.height * scale) / 32) * 32);
     const resized = warpQuad(img, [[0, 0], [img.width, 0], [img.width, img.height], [0, img.height]], w, h);
-    const input = new Float32Array(3 * w * h);
+    // Detector inputs are reused (every element is written below): a page's 3-9 MB of them would otherwise be
+    // new external memory for each page, which is what triggers V8's full collections (issue 18, OCR time).
+    const input = this.detInputs.find((b) => b.length === 3 * w * h) ?? new Float32Array(3 * w * h);
+    this.detInputs = this.detInputs.filter((b) => b !== input);
     const plane = w * h;
     const src = resized.data;
     const [l0, l1, l2] = DET_NORMALISE;
@@ -151,7 +157,13 @@ export class PaddleOcr {
       input[plane + i] = l1[src[p + 1]!]!;
       input[2 * plane + i] = l2[src[p]!]!;
     }
-    const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
+    let out: InferenceSession.ReturnType;
+    try {
+      out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
+    } finally {
+      // Back to the pool once the run is over (`run` starts on a later tick: a buffer in use is never shared).
+      this.detInputs = [input, ...this.detInputs].slice(0, 3);
+    }
     const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
     const sx = img.width / w;
     const sy = img.height / h;
@@ -341,6 +353,8 @@ export function ctcDecode(data: Float32Array, offset: number, steps: number, cla
   return { text, confidence: n ? confSum / n : 0 };
 }
 
+let dbLabels = new Int32Array(0);
+
 /**
  * DB post-processing: binarise at 0.3, label 8-connected components, keep those whose mean probability
  * is >= 0.6, fit a minimum-area rectangle and expand it by `area * 1.5 / perimeter` (Vatti unclip
@@ -349,7 +363,9 @@ export function ctcDecode(data: Float32Array, offset: number, steps: number, cla
 export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] {
   const thresh = 0.3;
   const boxThresh = 0.6;
-  const labels = new Int32Array(w * h);
+  // The label map is reused between calls (this function is synchronous), cleared first.
+  if (dbLabels.length < w * h) dbLabels = new Int32Array(w * h);
+  const labels = dbLabels.subarray(0, w * h).fill(0);
   const quads: Quad[] = [];
   const stack: number[] = [];
   // Per-row x extremes of the component being filled (enough for its convex hull), reset after each one.
