@@ -4,7 +4,7 @@
  * (`ocr.extractDocument`), on degraded synthetic documents. CPU is `process.cpuUsage()` (every thread of
  * the process, so the Tesseract worker thread counts), taken around each stage; the machine's load does not
  * inflate it the way it inflates wall time. Stages are attributed by wrapping the engines' methods:
- * detection (`PaddleOcr.detect`), recognition (`PaddleOcr.recognizeMatrices`: crops + ONNX run), the
+ * detection (`PaddleOcr.detect`), recognition (`PaddleOcr.recognizeMatrices` and `recognizeGreedy`: crops + ONNX run), the
  * Tesseract (`TesseractLineReader.readLine`, including the PNG encoding); `other` is the rest of the job
  * (intake, the direction classifier, layout, parsing). A stage's window runs from its first call to the end
  * of its last concurrent call; calls into another stage inside an open window count in that window (a
@@ -83,6 +83,7 @@ function wrap<T extends object>(proto: T, method: keyof T & string, stage: strin
 }
 wrap(PaddleOcr.prototype, 'detect', 'detect');
 wrap(PaddleOcr.prototype, 'recognizeMatrices', 'recognize');
+wrap(PaddleOcr.prototype, 'recognizeGreedy', 'recognize');
 wrap(TesseractLineReader.prototype, 'readLine', 'tesseract');
 
 const today = '2026-06-01';

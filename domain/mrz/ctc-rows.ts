@@ -56,16 +56,22 @@ export interface DecodedMrz {
 /** Largest difference between a row's estimated length and the layout's length for the row to count as that layout's. */
 const MAX_LENGTH_GAP = 10;
 
-/** Each row decoded at the layout's length with its column prior, and the substitution costs of its characters. */
-function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef): { lines: string[]; costs: Float64Array[] } | null {
+/** Row `r` decoded at the layout's length with its column prior, and the substitution costs of its characters. */
+function decodeRow(posts: readonly MrzPosteriors[], layout: LayoutDef, r: number): { line: string; cost: Float64Array } | null {
+  const prior = columnPrior(layout, r);
+  const d = decodeFixedLength(posts[r]!, layout.lineLengths[r]!, prior);
+  return d ? { line: d.text, cost: substitutionCosts(posts[r]!, d, prior) } : null;
+}
+
+/** Each row decoded by {@link decodeRow}; `first`, when given, is row 0 already decoded with this layout. */
+function decodeWith(posts: readonly MrzPosteriors[], layout: LayoutDef, first?: { line: string; cost: Float64Array }): { lines: string[]; costs: Float64Array[] } | null {
   const lines: string[] = [];
   const costs: Float64Array[] = [];
   for (let r = 0; r < posts.length; r++) {
-    const prior = columnPrior(layout, r);
-    const d = decodeFixedLength(posts[r]!, layout.lineLengths[r]!, prior);
+    const d = r === 0 && first ? first : decodeRow(posts, layout, r);
     if (!d) return null;
-    lines.push(d.text);
-    costs.push(substitutionCosts(posts[r]!, d, prior));
+    lines.push(d.line);
+    costs.push(d.cost);
   }
   return { lines, costs };
 }
@@ -86,15 +92,16 @@ export function decodeMrzRows(posts: readonly MrzPosteriors[]): DecodedMrz | nul
     layout = est <= 40 ? LAYOUTS.TD2 : LAYOUTS.TD3;
   }
   if (lengths.some((n, r) => Math.abs(n - layout.lineLengths[r]!) > MAX_LENGTH_GAP)) return null;
-  let decoded = decodeWith(posts, layout);
-  if (!decoded) return null;
-  const first = decoded.lines[0]!;
+  // Row 0 decides whether a national layout replaces the ICAO one; the other rows are decoded once, with the
+  // layout kept. (A row decodes to null only when it has fewer time steps than the layout's length, and each
+  // national layout has its ICAO layout's lengths: deciding on row 0 alone returns what decoding all rows did.)
+  const row0 = decodeRow(posts, layout, 0);
+  if (!row0) return null;
+  const first = row0.line;
   const special = layout === LAYOUTS.TD1 && /^I[D0]MEX/.test(first) ? LAYOUTS.TD1_INE : layout === LAYOUTS.TD2 && /^I[D0]FRA/.test(first) ? LAYOUTS.FRENCH_NATIONAL_ID : null;
-  if (special) {
-    layout = special;
-    decoded = decodeWith(posts, layout);
-    if (!decoded) return null;
-  }
+  if (special) layout = special;
+  const decoded = decodeWith(posts, layout, special ? undefined : row0);
+  if (!decoded) return null;
   const fixed = correctWithCosts(decoded.lines, layout, decoded.costs);
   return { layout, lines: fixed.lines, corrections: fixed.corrections };
 }

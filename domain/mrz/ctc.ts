@@ -56,14 +56,15 @@ export function decodeFixedLength(post: MrzPosteriors, length: number, prior?: C
   const K = MRZ_CLASSES;
   if (N <= 0 || T < N) return null;
   const S = N + 1 + N * K; // blank states 0..N, then character states
+  // State index of "on character i, class c" is `N + 1 + (i - 1) * K + c`; the loops below compute it by
+  // offsets, and the emission `lp[t * W + c + 1] + prior[(i - 1) * K + c]` inline (same arithmetic, same order).
   const ci = (i: number, c: number) => N + 1 + (i - 1) * K + c;
   let cur = new Float64Array(S).fill(NEG);
   let nxt = new Float64Array(S);
   const back = new Int32Array(T * S).fill(-1);
   const lp = post.logp;
-  const emit = (i: number, c: number, t: number) => lp[t * W + c + 1]! + (prior ? prior[(i - 1) * K + c]! : 0);
   cur[0] = lp[0]!;
-  for (let c = 0; c < K; c++) cur[ci(1, c)] = emit(1, c, 0);
+  for (let c = 0; c < K; c++) cur[ci(1, c)] = lp[c + 1]! + (prior ? prior[c]! : 0);
   const best1 = new Float64Array(N + 1);
   const arg1 = new Int32Array(N + 1);
   const best2 = new Float64Array(N + 1);
@@ -73,19 +74,30 @@ export function decodeFixedLength(post: MrzPosteriors, length: number, prior?: C
     best1.fill(NEG);
     best2.fill(NEG);
     for (let i = 1; i <= N; i++) {
+      const off = N + 1 + (i - 1) * K;
+      let b1 = best1[i]!;
+      let a1 = arg1[i]!;
+      let b2 = best2[i]!;
+      let a2 = arg2[i]!;
       for (let c = 0; c < K; c++) {
-        const v = cur[ci(i, c)]!;
-        if (v > best1[i]!) {
-          best2[i] = best1[i]!;
-          arg2[i] = arg1[i]!;
-          best1[i] = v;
-          arg1[i] = c;
-        } else if (v > best2[i]!) {
-          best2[i] = v;
-          arg2[i] = c;
+        const v = cur[off + c]!;
+        if (v > b1) {
+          b2 = b1;
+          a2 = a1;
+          b1 = v;
+          a1 = c;
+        } else if (v > b2) {
+          b2 = v;
+          a2 = c;
         }
       }
+      best1[i] = b1;
+      arg1[i] = a1;
+      best2[i] = b2;
+      arg2[i] = a2;
     }
+    const row = t * W + 1;
+    const bt = t * S;
     const blank = lp[t * W]!;
     for (let i = 0; i <= N; i++) {
       // Blank after i characters: stay, or leave character i.
@@ -97,28 +109,37 @@ export function decodeFixedLength(post: MrzPosteriors, length: number, prior?: C
       }
       if (v > NEG) {
         nxt[i] = v + blank;
-        back[t * S + i] = from;
+        back[bt + i] = from;
       }
       if (i === 0) continue;
+      const off = N + 1 + (i - 1) * K;
+      const prevOff = off - K;
+      const pOff = (i - 1) * K;
+      const prevBlank = cur[i - 1]!;
+      const pb1 = best1[i - 1]!;
+      const pa1 = arg1[i - 1]!;
+      const pb2 = best2[i - 1]!;
+      const pa2 = arg2[i - 1]!;
       for (let c = 0; c < K; c++) {
-        const s = ci(i, c);
+        const s = off + c;
         let bv = cur[s]!;
         let bf = s;
-        if (cur[i - 1]! > bv) {
-          bv = cur[i - 1]!;
+        if (prevBlank > bv) {
+          bv = prevBlank;
           bf = i - 1;
         }
         if (i >= 2) {
           // Straight from a different character i-1 (no blank needed between different characters).
-          const [ov, oc] = arg1[i - 1] !== c ? [best1[i - 1]!, arg1[i - 1]!] : [best2[i - 1]!, arg2[i - 1]!];
+          const same = pa1 === c;
+          const ov = same ? pb2 : pb1;
           if (ov > bv) {
             bv = ov;
-            bf = ci(i - 1, oc);
+            bf = prevOff + (same ? pa2 : pa1);
           }
         }
         if (bv > NEG) {
-          nxt[s] = bv + emit(i, c, t);
-          back[t * S + s] = bf;
+          nxt[s] = bv + (lp[row + c]! + (prior ? prior[pOff + c]! : 0));
+          back[bt + s] = bf;
         }
       }
     }

@@ -147,6 +147,12 @@ export async function rereadBillRows(page: ReadPage, targets: readonly PipelineL
 export const BARCODE_VARIANTS: readonly (readonly [margin: number, height: number])[] = [[0.6, 48], [0.6, 40], [0.6, 56], [1.0, 48]];
 
 /**
+ * Crops of {@link BARCODE_VARIANTS} read before the others: with the detector's own reading they are three of
+ * the vote's five readings, a majority when they agree.
+ */
+export const BARCODE_FIRST_READS = 2;
+
+/**
  * Majority vote of digit readings of one row: the most frequent length (ties: the longer, since CTC
  * drops digits rather than adding them), then per position the most frequent digit among the
  * readings of that length (ties: the earlier reading).
@@ -209,8 +215,13 @@ export async function rereadBarcodeRow(page: ReadPage, ocr: PaddleOcr): Promise<
     const outW = Math.max(16, Math.round((outH * (qw + 2 * m)) / qh));
     return warpQuad(page.intake.image, mq, outW, outH);
   });
-  // One recogniser run per crop, shared with the helper thread (`PaddleOcr.recognizeImages`).
-  const readings: string[] = [joined, ...(await ocr.recognizeImages(crops)).map((r) => r.text.replace(/\D/g, ''))];
+  // One recogniser run per crop, shared with the helper thread (`PaddleOcr.recognizeImages`). The first two
+  // crops are read first: when they and the detector's pieces read the same digits, three of the five
+  // readings agree, which decides the vote whatever the other two read (the most frequent length and, per
+  // position, the most frequent digit), so those two are not run (issue 18, OCR time).
+  const digits = async (cs: typeof crops) => (await ocr.recognizeImages(cs)).map((r) => r.text.replace(/\D/g, ''));
+  const readings: string[] = [joined, ...(await digits(crops.slice(0, BARCODE_FIRST_READS)))];
+  if (!readings.every((r) => r === joined)) readings.push(...(await digits(crops.slice(BARCODE_FIRST_READS))));
   const text = voteDigits(readings);
   const x = Math.min(...row.map((l) => l.box.x));
   const y = Math.min(...row.map((l) => l.box.y));

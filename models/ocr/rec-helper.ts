@@ -12,11 +12,13 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
-type Answer = { id: number; data?: Float32Array; dims?: number[]; error?: string };
+/** One output tensor of a run: float32 posteriors or probabilities, or int64 class indices. */
+export type HelperOutput = { data: Float32Array | BigInt64Array; dims: number[] };
+type Answer = { id: number; outputs?: HelperOutput[]; error?: string };
 
 /** One recogniser session in its own thread. Create with {@link RecHelper.start}. */
 export class RecHelper {
-  private readonly pending = new Map<number, { resolve: (a: { data: Float32Array; dims: number[] }) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (a: HelperOutput[]) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private failed: Error | null = null;
 
@@ -25,8 +27,8 @@ export class RecHelper {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      if (m.error !== undefined || !m.data || !m.dims) p.reject(new Error(m.error ?? 'recognition helper answered without data'));
-      else p.resolve({ data: m.data, dims: m.dims });
+      if (m.error !== undefined || !m.outputs) p.reject(new Error(m.error ?? 'recognition helper answered without data'));
+      else p.resolve(m.outputs);
     });
     const fail = (e: Error) => {
       this.failed = e;
@@ -39,7 +41,7 @@ export class RecHelper {
 
   /**
    * Starts the thread and resolves once its session is loaded.
-   * @param modelPath the recogniser's `.onnx` file
+   * @param modelPath the recogniser's `.onnx` file (loaded with its greedy outputs, `rec-model.ts`)
    * @param intraOpThreads ONNX Runtime intra-op threads of the helper's session (1: the parallelism is the helper)
    * @throws Error when the thread or the session fails to start
    */
@@ -69,15 +71,16 @@ export class RecHelper {
   /**
    * Runs the recogniser on one input tensor (NCHW float32, N crops of height 48); the input's buffer is
    * transferred (unusable by the caller afterwards).
-   * @returns the first output (`[N, steps, classes]` CTC posteriors) and its dims
+   * @param fetches the outputs wanted, by name (`rec-model.ts`: the posteriors, or the greedy class and probability)
+   * @returns those outputs, in the order asked, with their dims
    * @throws Error when the session fails or the thread is gone
    */
-  run(input: Float32Array, dims: number[]): Promise<{ data: Float32Array; dims: number[] }> {
+  run(input: Float32Array, dims: number[], fetches: readonly string[]): Promise<HelperOutput[]> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, input, dims }, [input.buffer as ArrayBuffer]);
+      this.worker.postMessage({ id, input, dims, fetches }, [input.buffer as ArrayBuffer]);
     });
   }
 

@@ -8,7 +8,7 @@ import { billAddress, billName } from '../../domain/ocr/bill-address.ts';
 import { billLabelOf, billTextRegions, dateIn, looksLikeNameLabel, parseBill, periodIn } from '../../domain/ocr/bills.ts';
 import { joinSplitWords, splitGluedWord, splitGluedWords } from '../../domain/ocr/segment.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
-import { mergeBillReading, normaliseTesseract, readingOutvotesPaddle, voteDigits } from '../../models/ocr/bill-reread.ts';
+import { BARCODE_FIRST_READS, BARCODE_VARIANTS, mergeBillReading, normaliseTesseract, readingOutvotesPaddle, voteDigits } from '../../models/ocr/bill-reread.ts';
 
 /** Lines at (x, y) with a box height `h` (default 24) and a width of 12 px per character. */
 function L(rows: [string, number, number, number?][]): OcrLine[] {
@@ -174,5 +174,16 @@ describe('bar-code digits vote', () => {
     expect(voteDigits(['0000014612411010019184321', '00000014612411010019184321', '00000014612411016019184321', '00000014612411010019184321', '0000001461241101001918432'])).toBe('00000014612411010019184321');
     expect(voteDigits(['1234', '12345'])).toBe('12345');
     expect(voteDigits(['', ''])).toBe('');
+  });
+
+  it('three equal readings of five decide the vote whatever the other two read (the bar-code re-read stops after its first crops)', () => {
+    const agreed = '96647201642512140030506140';
+    const others = ['', '9664720164251214003050614', '966472016425121400305061400', '86647201642512140030506149', '00000000000000000000000000', '1'];
+    for (const a of others) for (const b of others) {
+      expect(voteDigits([agreed, agreed, agreed, a, b])).toBe(agreed);
+      expect(voteDigits([agreed, agreed, agreed])).toBe(agreed);
+    }
+    // The detector's reading plus the first crops are a majority of the five readings.
+    expect(2 * (BARCODE_FIRST_READS + 1)).toBeGreaterThan(BARCODE_VARIANTS.length + 1);
   });
 });

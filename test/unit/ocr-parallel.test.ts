@@ -1,7 +1,8 @@
 /**
  * The OCR work one job spreads over threads (issue 18, OCR time) gives the same text as one thread:
  * recognition shared with a helper thread (`rec-helper.ts`), the detector on two intra-op threads, and
- * Tesseract rows read at once on two tesseract.js workers.
+ * Tesseract rows read at once on two tesseract.js workers; and the recogniser's greedy outputs
+ * (`rec-model.ts`) read as the greedy decoding of its posteriors.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { intake } from '../../models/ocr/intake.ts';
@@ -34,6 +35,13 @@ describe('OCR on several threads', () => {
         const b = await two.read(img, { batch });
         expect(a.length).toBeGreaterThan(10);
         expect(b.map((l) => [l.text, l.confidence, l.quad])).toEqual(a.map((l) => [l.text, l.confidence, l.quad]));
+        // A read keeping the posteriors decodes them in JavaScript (`ctcDecode`); the others use the model's
+        // added greedy outputs (`rec-model.ts`): the same text and confidence, on one thread and with the helper.
+        for (const ocr of [one, two]) {
+          const c = await ocr.read(img, { batch, keepMatrices: true });
+          expect(c.every((l) => l.ctc !== undefined)).toBe(true);
+          expect(c.map((l) => [l.text, l.confidence, l.quad])).toEqual(a.map((l) => [l.text, l.confidence, l.quad]));
+        }
       }
     } finally {
       RecHelper.prototype.run = run;
