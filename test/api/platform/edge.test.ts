@@ -268,7 +268,9 @@ describe('shapes, docs and errors', () => {
     expect(body.data.status).toBe('ok');
     expect(body.data.dependencies.job_queue.status).toBe('ok');
     expect(body.data.dependencies.event_store.status).toBe('ok');
-  });
+    // The health job is this file's first job: it waits for the inference workers to start (seconds on a
+    // slow or busy machine), so the test gets the status route's own bound (6 s) plus start-up time.
+  }, 30_000);
 
   it('keeps an incoming X-Request-Id and makes one otherwise', async () => {
     const r = await s.fetch('/v1/status', { headers: { 'x-request-id': 'abc-123' } });
