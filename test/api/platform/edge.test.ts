@@ -264,13 +264,19 @@ describe('shapes, docs and errors', () => {
 
   it('reports service and dependency health', async () => {
     const { key } = await s.tenantWithKey('pro');
-    const body = await (await s.fetch('/v1/status', { key })).json();
+    // The health job needs a started inference worker: on a slow or busy machine the workers may still be
+    // loading their models (the route then answers `degraded` with the job's timeout as `detail`), so
+    // ask again until the job queue answers, within a minute.
+    let body = await (await s.fetch('/v1/status', { key })).json();
+    for (let i = 0; i < 12 && body.data.dependencies.job_queue.status !== 'ok'; i++) {
+      expect(body.data.status).toBe('degraded');
+      expect(body.data.dependencies.job_queue.detail).toMatch(/within|timed out|timeout/i);
+      body = await (await s.fetch('/v1/status', { key })).json();
+    }
     expect(body.data.status).toBe('ok');
     expect(body.data.dependencies.job_queue.status).toBe('ok');
     expect(body.data.dependencies.event_store.status).toBe('ok');
-    // The health job is this file's first job: it waits for the inference workers to start (seconds on a
-    // slow or busy machine), so the test gets the status route's own bound (6 s) plus start-up time.
-  }, 30_000);
+  }, 90_000);
 
   it('keeps an incoming X-Request-Id and makes one otherwise', async () => {
     const r = await s.fetch('/v1/status', { headers: { 'x-request-id': 'abc-123' } });
