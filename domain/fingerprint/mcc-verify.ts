@@ -145,9 +145,12 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
         const dy = ys[q]! - Y, dd = dx * dx + dy * dy;
         if (dd > bd) continue;
         let d = bAn[q]! - an;
-        d -= TWO_PI * Math.round(d / TWO_PI);
-        if (reversible && (fa || bFl[q] === 1)) d -= PI * Math.round(d / PI);
-        if (d > maxTurn || d < -maxTurn) continue;
+        // Within ±maxTurn (< π/2) both roundings are of |d/2π|, |d/π| < 1/2, to ±0: d is left as it is.
+        if (d > maxTurn || d < -maxTurn) {
+          d -= TWO_PI * Math.round(d / TWO_PI);
+          if (reversible && (fa || bFl[q] === 1)) d -= PI * Math.round(d / PI);
+          if (d > maxTurn || d < -maxTurn) continue;
+        }
         bd = dd; bq = q;
       }
       if (bq >= 0) { taken[bq] = 1; n++; }
@@ -161,7 +164,8 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
     const x = A.x[i]!, y = -A.y[i]!;
     if (inRegion(gB, bco * x - bsi * y + btx, bsi * x + bco * y + bty)) oA++;
   }
-  for (let j = 0; j < nB; j++) {
+  // Only min(oA, oB) matters, and only above minOverlap: B's count stops once it reaches oA.
+  for (let j = 0; j < nB && oB < oA && oA > minOverlap; j++) {
     const x = B.x[j]! - btx, y = -B.y[j]! - bty;
     if (inRegion(gA, bco * x + bsi * y, -bsi * x + bco * y)) oB++;
   }
