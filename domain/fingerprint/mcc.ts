@@ -382,6 +382,7 @@ let pi = new Int32Array(64), pj = new Int32Array(64);
 let pAng = new Float64Array(64), pBng = new Float64Array(64);
 let lam = new Float32Array(64), lam0 = new Float32Array(64), nxt = new Float32Array(64), eff = new Float32Array(64);
 let rhoVal = new Float32Array(64 * 64), rhoCol = new Int32Array(64 * 64), rhoLen = new Int32Array(64);
+let qAx = new Float64Array(64), qAy = new Float64Array(64), qBx = new Float64Array(64), qBy = new Float64Array(64);
 let pSel = new Int32Array(64);
 let rowStart = new Int32Array(65), colHold = new Int32Array(64);
 let sortKey = new Float64Array(256);
@@ -398,6 +399,7 @@ function growRelax(n: number): void {
   pi = new Int32Array(m); pj = new Int32Array(m); pSel = new Int32Array(m); pAng = new Float64Array(m); pBng = new Float64Array(m);
   lam = new Float32Array(m); lam0 = new Float32Array(m); nxt = new Float32Array(m); eff = new Float32Array(m);
   rhoVal = new Float32Array(m * m); rhoCol = new Int32Array(m * m); rhoLen = new Int32Array(m);
+  qAx = new Float64Array(m); qAy = new Float64Array(m); qBx = new Float64Array(m); qBy = new Float64Array(m);
 }
 
 /**
@@ -692,30 +694,6 @@ function jsSimilarities(A: CylinderSet, B: CylinderSet, F: View | null, dTheta: 
 }
 
 /**
- * Per set, cached (2 × n² float64, 25 KB for a 40-minutia print): `dist[i·n + k]`, the distance from
- * minutia i to k (√(dx² + dy²) with dx = x_k − x_i, dy = y_i − y_k, the expression `relax` used per pair
- * of pairs), and `dir[i·n + k]`, atan2(dy, dx), filled on first use (NaN until then). Both depend on the set
- * alone, so a template compared with many others computes them once; the values are the same doubles.
- */
-interface Pairwise { dist: Float64Array; dir: Float64Array }
-const pairwiseCache = new WeakMap<CylinderSet, Pairwise>();
-function pairwise(S: CylinderSet): Pairwise {
-  let p = pairwiseCache.get(S);
-  if (p) return p;
-  const n = S.n, dist = new Float64Array(n * n), dir = new Float64Array(n * n).fill(NaN);
-  for (let i = 0; i < n; i++) {
-    const xi = S.x[i]!, yi = S.y[i]!;
-    for (let k = 0; k < n; k++) {
-      const dx = S.x[k]! - xi, dy = yi - S.y[k]!;
-      dist[i * n + k] = Math.sqrt(dx * dx + dy * dy);
-    }
-  }
-  p = { dist, dir };
-  pairwiseCache.set(S, p);
-  return p;
-}
-
-/**
  * Relaxation of the nR pairs in pi/pj/lam (paper eqs. 23-26): ρ is the product of three sigmoids of
  * the differences of distance, of relative direction and of the direction to the other minutia; then
  * nrel rounds of λ ← wR·λ + (1 − wR)·Σ ρ·λ / (nR − 1).
@@ -725,25 +703,25 @@ function pairwise(S: CylinderSet): Pairwise {
  */
 function relax(A: CylinderSet, B: CylinderSet, nR: number): void {
   if (nR < 2) return;
-  for (let r = 0; r < nR; r++) rhoLen[r] = 0;
-  const PA = pairwise(A), PB = pairwise(B);
-  const distA = PA.dist, distB = PB.dist, dirA = PA.dir, dirB = PB.dir, nA = A.n, nB = B.n;
+  const ax = qAx, ay = qAy, bx = qBx, by = qBy;
+  for (let r = 0; r < nR; r++) {
+    ax[r] = A.x[pi[r]!]!; ay[r] = A.y[pi[r]!]!; bx[r] = B.x[pj[r]!]!; by[r] = B.y[pj[r]!]!;
+    rhoLen[r] = 0;
+  }
   const col = rhoCol, rv = rhoVal, len = rhoLen;
   const nt1 = -MCC.tauRho1, mu1 = MCC.muRho1, nt2 = -MCC.tauRho2, mu2 = MCC.muRho2, nt3 = -MCC.tauRho3, mu3 = MCC.muRho3;
   for (let r = 0; r < nR; r++) {
-    const ir = pi[r]!, jr = pj[r]!, rowA = ir * nA, rowB = jr * nB;
+    const axr = ax[r]!, ayr = ay[r]!, bxr = bx[r]!, byr = by[r]!;
     const tar = pAng[r]!, tbr = pBng[r]!;
     const rowR = r * nR;
     for (let c = r + 1; c < nR; c++) {
-      const ic = pi[c]!, jc = pj[c]!;
-      const d1 = Math.abs(distA[rowA + ic]! - distB[rowB + jc]!);
+      const adx = ax[c]! - axr, ady = ayr - ay[c]!;
+      const bdx = bx[c]! - bxr, bdy = byr - by[c]!;
+      const d1 = Math.abs(Math.sqrt(adx * adx + ady * ady) - Math.sqrt(bdx * bdx + bdy * bdy));
       if (d1 > 12) continue; // Z(d1) < 2e-5: the pair contributes nothing
       const d2 = Math.abs(adiff(adiff(tar, pAng[c]!), adiff(tbr, pBng[c]!)));
       if (d2 > 0.6) continue; // Z(d2) < 4e-5
-      let ta = dirA[rowA + ic]!, tb = dirB[rowB + jc]!;
-      if (ta !== ta) ta = dirA[rowA + ic] = Math.atan2(A.y[ir]! - A.y[ic]!, A.x[ic]! - A.x[ir]!);
-      if (tb !== tb) tb = dirB[rowB + jc] = Math.atan2(B.y[jr]! - B.y[jc]!, B.x[jc]! - B.x[jr]!);
-      const d3 = Math.abs(adiff(adiff(tar, ta), adiff(tbr, tb)));
+      const d3 = Math.abs(adiff(adiff(tar, Math.atan2(ady, adx)), adiff(tbr, Math.atan2(bdy, bdx))));
       // sigmoid(d, μ, τ) = 1 / (1 + e^(−τ(d − μ))), the same expressions.
       const v = (1 / (1 + Math.exp(nt1 * (d1 - mu1)))) * (1 / (1 + Math.exp(nt2 * (d2 - mu2)))) * (1 / (1 + Math.exp(nt3 * (d3 - mu3))));
       let q = rowR + len[r]!++;
