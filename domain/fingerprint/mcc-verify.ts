@@ -117,6 +117,7 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
   const nBuckets = start.length;
   const { distance, minOverlap } = VERIFY;
   const d2 = distance * distance, maxTurn = VERIFY.angle;
+  const ax = A.x, ay = A.y, aAng = A.angle, aFl = A.flip, tk = taken;
   let best = 0, bco = 1, bsi = 0, btx = 0, bty = 0;
   for (let h = 0; h < k; h++) {
     const i0 = hi[h]!, j0 = hj[h]!;
@@ -124,12 +125,12 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
     const co = Math.cos(phi), si = Math.sin(phi);
     const x0 = A.x[i0]!, y0 = -A.y[i0]!;
     const tx = B.x[j0]! - (co * x0 - si * y0), ty = -B.y[j0]! - (si * x0 + co * y0);
-    taken.fill(0, 0, nB); // by position in B's x order
+    tk.fill(0, 0, nB); // by position in B's x order
     let n = 0;
     for (let i = 0; i < nA && n + nA - i > best; i++) {
-      const x = A.x[i]!, y = -A.y[i]!;
+      const x = ax[i]!, y = -ay[i]!;
       const X = co * x - si * y + tx, Y = si * x + co * y + ty;
-      const an = A.angle[i]! + phi;
+      const an = aAng[i]! + phi;
       // First of B's minutiae (by x) at X − distance or beyond: from its bucket, then exact.
       const left = X - distance;
       const b = Math.floor((left - bx0) / BUCKET);
@@ -137,20 +138,23 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
       while (lo < nB && xs[lo]! < left) lo++;
       while (lo > 0 && xs[lo - 1]! >= left) lo--;
       let bq = -1, bd = d2;
-      const fa = reversible && A.flip[i] === 1;
+      const fa = reversible && aFl[i] === 1;
       for (let q = lo; q < nB; q++) {
         const dx = xs[q]! - X;
         if (dx > distance) break;
-        if (taken[q] === 1) continue;
+        if (tk[q] === 1) continue;
         const dy = ys[q]! - Y, dd = dx * dx + dy * dy;
         if (dd > bd) continue;
         let d = bAn[q]! - an;
-        d -= TWO_PI * Math.round(d / TWO_PI);
-        if (reversible && (fa || bFl[q] === 1)) d -= PI * Math.round(d / PI);
-        if (d > maxTurn || d < -maxTurn) continue;
+        // Within ±maxTurn (< π/2) both roundings are of |d/2π|, |d/π| < 1/2, to ±0: d is left as it is.
+        if (d > maxTurn || d < -maxTurn) {
+          d -= TWO_PI * Math.round(d / TWO_PI);
+          if (reversible && (fa || bFl[q] === 1)) d -= PI * Math.round(d / PI);
+          if (d > maxTurn || d < -maxTurn) continue;
+        }
         bd = dd; bq = q;
       }
-      if (bq >= 0) { taken[bq] = 1; n++; }
+      if (bq >= 0) { tk[bq] = 1; n++; }
     }
     if (n > best) { best = n; bco = co; bsi = si; btx = tx; bty = ty; }
   }
@@ -161,7 +165,8 @@ export function alignmentAgreement(A: CylinderSet, B: CylinderSet, hi: Int32Arra
     const x = A.x[i]!, y = -A.y[i]!;
     if (inRegion(gB, bco * x - bsi * y + btx, bsi * x + bco * y + bty)) oA++;
   }
-  for (let j = 0; j < nB; j++) {
+  // Only min(oA, oB) matters, and only above minOverlap: B's count stops once it reaches oA.
+  for (let j = 0; j < nB && oB < oA && oA > minOverlap; j++) {
     const x = B.x[j]! - btx, y = -B.y[j]! - bty;
     if (inRegion(gA, bco * x + bsi * y, -bsi * x + bco * y)) oB++;
   }
