@@ -70,7 +70,7 @@ export const CREDIT_COSTS = {
   'POST /v1/face-matching/verify/:subjectId': 2,
   'POST /v1/fingerprint-matching/enroll': 2,
   'POST /v1/fingerprint-matching/search': 2,
-  'POST /v1/fingerprint-matching/verify/:id': 2,
+  'POST /v1/fingerprint-matching/verify/:subjectId': 2,
   'GET /v1/email/verify': 1,
   'POST /v1/email/verify/batch': 1,
   'POST /v1/signing/documents': 5,

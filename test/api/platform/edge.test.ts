@@ -1,5 +1,6 @@
 import { SignJWT, generateKeyPair, exportSPKI } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDIT_COSTS } from '../../../domain/plans/plans.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { registerTestRoutes } from '../../helpers/test-routes.ts';
 import { usageEventsCollection } from '../../../projections/usage-events/usage-events.ts';
@@ -147,6 +148,25 @@ describe('credits and billing headers', () => {
     const state = await s.ctx.credits.state(tenantId);
     expect(state.totalUsed).toBe(1);
     expect(state.open.size).toBe(0);
+  });
+
+  it('every priced route of CREDIT_COSTS is a registered route template, parameter names included (a mistyped key leaves the route free)', () => {
+    // printRoutes draws the routes as registered, as a tree: a line's segment follows its parent's, e.g.
+    // `├── /v1/ocr/extract (POST)` then `│   ├── /id (POST)`. The edge prices by `METHOD template`, so a
+    // key `verify/:id` would not match a route `verify/:subjectId`.
+    const registered = new Set<string>();
+    const stack: string[] = [];
+    for (const line of s.app.printRoutes({ commonPrefix: false }).split('\n')) {
+      const at = line.indexOf('── ');
+      if (at < 0) continue;
+      const depth = Math.round((at - 1) / 4);
+      const m = /^(\S*)(?: \(([A-Z, ]+)\))?/.exec(line.slice(at + 3))!;
+      stack.length = depth;
+      stack.push(m[1]!);
+      if (m[2]) for (const method of m[2].split(', ')) registered.add(`${method} ${stack.join('')}`);
+    }
+    expect(registered.size).toBeGreaterThan(50);
+    expect(Object.keys(CREDIT_COSTS).filter((k) => !registered.has(k))).toEqual([]);
   });
 
   it('answers 429 insufficient_credits with the spec body, and 402 on registry-shaped routes', async () => {
