@@ -12,11 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCylinders, globalScore, localPairs, matchCylinders, MATCH_DEFAULTS, type CylinderSet, type LocalPairs, type MatchOptions } from '../../../domain/fingerprint/mcc.ts';
-import { parseIsoTemplate } from '../../../domain/fingerprint/iso.ts';
 import { extractMinutiae } from '../../../domain/fingerprint/extract.ts';
 import { decodeFingerprint } from '../../../models/fingerprint/image.ts';
-import type { Minutia } from '../../../domain/fingerprint/template.ts';
 import { createRng } from '../../generators/rng.ts';
+import { generatedMinutiae, isoCylinderSets } from '../../helpers/fingerprint-sets.ts';
 import { referenceGlobalScore } from '../../helpers/mcc-global-reference.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -49,11 +48,7 @@ function expectIdentical(sets: CylinderSet[]): number {
   return positive;
 }
 
-function generated(seed: number, n: number, w: number, h: number): Minutia[] {
-  const r = createRng(seed);
-  const types = ['ending', 'bifurcation', 'other'] as const;
-  return Array.from({ length: n }, () => ({ x: r.range(10, w - 10), y: r.range(10, h - 10), angle: r.range(-Math.PI, 3 * Math.PI), type: r.pick(types), quality: r.int(20, 100) }));
-}
+const generated = generatedMinutiae;
 
 /** Made-up local similarities of A against B: about `share` of the pairs, values from `levels` (ties), in the order i then j. */
 function tiedPairs(A: CylinderSet, B: CylinderSet, seed: number, share: number, levels: number[]): LocalPairs {
@@ -104,11 +99,7 @@ describe('MCC global stage (selection, relaxation, verification)', () => {
   it.skipIf(!haveData)('gives the reference scores on the FVC2002 ISO templates (DB1_B-DB4_B)', () => {
     let positive = 0;
     for (const db of ['DB1_B', 'DB2_B', 'DB3_B', 'DB4_B']) {
-      const sets: CylinderSet[] = [];
-      for (let f = 101; f <= 110; f++) for (const i of [1, 2]) {
-        sets.push(buildCylinders(parseIsoTemplate(new Uint8Array(readFileSync(path.join(fvc, db, `${f}_${i}.iso`)))).template));
-      }
-      positive += expectIdentical(sets);
+      positive += expectIdentical(isoCylinderSets(fvc, db));
     }
     expect(positive).toBeGreaterThan(1000);
   }, 60_000);
