@@ -218,6 +218,12 @@ export const ConfigSchema = z.object({
    * thread's priority (where permitted). 0 = always the HTTP thread's priority. Ignored off Linux.
    */
   USAGE_WRITER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * `true`: while it keeps up, the usage-writer thread runs under Linux's `SCHED_IDLE` policy (only on
+   * otherwise idle cores; set with util-linux's `chrt`, where the process holds CAP_SYS_NICE) instead of
+   * `USAGE_WRITER_NICE` steps below the HTTP thread. Ignored off Linux.
+   */
+  USAGE_WRITER_IDLE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   // --- signing (issue 13; docs/signing.md) -----------------------------------------------------------
   /** Operator-supplied PKCS#12 (key + certificate chain) for PAdES signatures; unset = a self-issued CA and certificate generated into DATA_DIR. */
   SIGNING_P12_PATH: optionalString,

@@ -5,8 +5,8 @@
  * `readsUsageEvents`) against its own connection to the read models, so neither the SQLite writes
  * nor the projection of a call's usage event run on the thread that serves HTTP.
  *
- * It runs below the HTTP thread's priority (`USAGE_WRITER_NICE`), back at the process's priority while
- * it lags more than a second behind the batches posted to it (see {@link Priority}).
+ * It runs below the HTTP thread's priority (`SCHED_IDLE`, or `USAGE_WRITER_NICE`), back at the process's
+ * priority while it lags more than a second behind the batches posted to it (see {@link Priority}).
  *
  * Messages in: `{ id, op: 'append', batch, postedAt }` (the calls as `UsageColumns`; epoch ms of the post), `{ id, op: 'catchUp' }`, `{ id, op: 'close' }`.
  * Answers: `{ id, ok: true }` or `{ id, ok: false, error }` (the message of the error).
@@ -14,6 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import type { Config } from '../api/config.ts';
 import { createEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels } from '../../infra/read-models/index.ts';
@@ -32,23 +33,35 @@ const CATCH_UP_LAG_MS = 1000;
 const RELAXED_LAG_MS = 200;
 
 /**
- * This thread's scheduling priority (Linux nice): `USAGE_WRITER_NICE` while it keeps up, so where the
- * cores are busy the HTTP thread runs first and this thread appends and projects in the gaps, in larger
- * batches (issue 18); the HTTP thread's priority while a batch it takes up was posted more than
- * {@link CATCH_UP_LAG_MS} before, so its backlog (and the memory it holds) stays bounded. On Linux
- * `/proc/thread-self` names the calling thread's id, and setpriority(2) on a thread id applies to that
- * thread alone. Raising the priority back needs CAP_SYS_NICE (root has it): a process without it does
- * not lower the thread at all (it could not bound the backlog), nor does one off Linux.
+ * This thread's scheduling priority (Linux), two states with hysteresis:
+ * - relaxed, while it keeps up: the `SCHED_IDLE` policy (sched(7): the thread runs only where a core has
+ *   nothing else to run, and the scheduler counts a core that runs only such threads as idle when it
+ *   places a woken thread), or, with `USAGE_WRITER_IDLE=false` or without util-linux's `chrt`, nice
+ *   `USAGE_WRITER_NICE` steps below the HTTP thread. On 2 cores under load the HTTP thread and its
+ *   clients then take the cores first and this thread appends and projects in the gaps, in larger
+ *   batches; with the policy, a client woken by a response no longer preempts the HTTP thread because
+ *   the other core was busy with usage (issue 18, `bench/edge.bench.ts`);
+ * - catching up, while a batch it takes up was posted more than {@link CATCH_UP_LAG_MS} before:
+ *   `SCHED_OTHER` at the HTTP thread's priority, so its backlog (and the memory it holds) stays bounded.
+ * On Linux `/proc/thread-self` names the calling thread's id, and setpriority(2) and
+ * sched_setscheduler(2) (`chrt -p`) on a thread id apply to that thread alone. Returning from either
+ * relaxed state needs CAP_SYS_NICE (root has it): a process without it never lowers the thread (it could
+ * not bound the backlog), nor does one off Linux.
  */
 class Priority {
   private readonly tid: number | null;
   /** The HTTP (main) thread's nice value, which this thread starts with. */
   private readonly base: number;
-  private readonly relaxed: number;
-  private nice: number;
+  private readonly relaxedNice: number;
+  private readonly idlePolicy: boolean;
+  private relaxed = false;
 
-  /** @param lower how far below the HTTP thread this thread runs while it keeps up (nice steps, capped at 19). */
-  constructor(lower: number) {
+  /**
+   * @param lower how far below the HTTP thread this thread runs while it keeps up (nice steps, capped at
+   *   19) when it does not use `SCHED_IDLE`; 0 with `idle` false: never lowered
+   * @param idle use `SCHED_IDLE` while it keeps up (where `chrt` is present)
+   */
+  constructor(lower: number, idle: boolean) {
     let tid: number | null = null;
     try {
       tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
@@ -59,25 +72,42 @@ class Priority {
     // Without CAP_SYS_NICE a lowered thread could not be raised back: stay at the HTTP thread's priority.
     this.tid = tid !== null && hasCapSysNice() ? tid : null;
     this.base = this.tid === null ? 0 : getPriority(process.pid);
-    this.nice = this.base;
-    this.relaxed = Math.min(19, this.base + lower);
-    this.set(this.relaxed);
+    this.relaxedNice = Math.min(19, this.base + lower);
+    this.idlePolicy = idle && this.tid !== null && chrt(['-p', String(this.tid)]);
+    this.relax(true);
   }
 
   /** Called with the age (ms) of each batch as it is taken up. */
   observe(lagMs: number): void {
-    if (lagMs > CATCH_UP_LAG_MS && this.nice !== this.base) this.set(this.base);
-    else if (lagMs < RELAXED_LAG_MS && this.nice !== this.relaxed) this.set(this.relaxed);
+    if (lagMs > CATCH_UP_LAG_MS) this.relax(false);
+    else if (lagMs < RELAXED_LAG_MS) this.relax(true);
   }
 
-  private set(nice: number): void {
-    if (this.tid === null) return;
+  private relax(relaxed: boolean): void {
+    if (this.tid === null || relaxed === this.relaxed) return;
+    const tid = String(this.tid);
     try {
-      setPriority(this.tid, nice);
-      this.nice = nice;
+      if (this.idlePolicy) {
+        if (!chrt(relaxed ? ['--idle', '-p', '0', tid] : ['--other', '-p', '0', tid])) return;
+        if (!relaxed) setPriority(this.tid, this.base);
+      } else {
+        if (this.relaxedNice === this.base) return;
+        setPriority(this.tid, relaxed ? this.relaxedNice : this.base);
+      }
+      this.relaxed = relaxed;
     } catch {
-      // not permitted (raising needs CAP_SYS_NICE): keep the current priority
+      // not permitted: keep the current priority
     }
+  }
+}
+
+/** Runs util-linux's `chrt` with `args` (sched_setscheduler(2) on a thread); false where it is missing or fails. */
+function chrt(args: string[]): boolean {
+  try {
+    execFileSync('chrt', args, { stdio: 'ignore', timeout: 2000 });
+    return true;
+  } catch {
+    return false;
   }
 }
 /**
@@ -92,7 +122,7 @@ function hasCapSysNice(): boolean {
     return false;
   }
 }
-const priority = new Priority(config.USAGE_WRITER_NICE ?? 0);
+const priority = new Priority(config.USAGE_WRITER_NICE ?? 0, config.USAGE_WRITER_IDLE ?? true);
 // The projections below read back every usage event this thread appends: they get them from memory
 // (neither they nor `appendUsage` modify events), not from a query and a JSON parse each (issue 18).
 const events = createEventStore(config, { recentAppends: 4000 });

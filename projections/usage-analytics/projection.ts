@@ -11,7 +11,7 @@
  */
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Projection } from '../projection.ts';
-import { USAGE_EVENT_TYPES, serviceGroup, type ApiCallRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_EVENT_TYPES, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import { asSingleCallEvents } from '../usage-events/usage-events.ts';
 import { CREDIT_EVENT_TYPES, availableCredits, evolveCredits, type CreditEvent, type CreditState } from '../../domain/credits/credits.ts';
 import { PLANS, type PlanName } from '../../domain/plans/plans.ts';
@@ -69,6 +69,36 @@ function fromCreditState(tenantId: string, s: CreditState): CreditAccount {
 
 type Minute = { calls: number; errors: number; rt: number };
 
+/** The documents one call counts in (see `targetsOf` in the projection). */
+interface CallTargets {
+  rollups: Rollup[];
+  month: MonthTotals;
+  service: string;
+}
+
+/**
+ * Counts one call (status code, response time in seconds, credits charged) in its rollups and month,
+ * in the order the per-call fold always used, so floating-point sums are the same whichever path folds it.
+ */
+function foldCall(targets: CallTargets, statusCode: number, responseTime: number, credits: number): void {
+  const isError = statusCode >= 400;
+  const code = String(statusCode);
+  for (const r of targets.rollups) {
+    r.calls += 1;
+    if (isError) r.errors += 1;
+    r.rt_sum += responseTime;
+    r.rt_min = Math.min(r.rt_min, responseTime);
+    r.rt_max = Math.max(r.rt_max, responseTime);
+    r.status_codes[code] = (r.status_codes[code] ?? 0) + 1;
+    r.credits += credits;
+  }
+  const m = targets.month;
+  m.calls += 1;
+  if (isError) m.errors += 1;
+  m.credits += credits;
+  m.by_service[targets.service] = (m.by_service[targets.service] ?? 0) + 1;
+}
+
 function eventTime(e: RecordedEvent): number {
   const d = e.data as Record<string, unknown>;
   const t = d.created_at ?? d.reserved_at ?? d.committed_at ?? d.released_at ?? d.granted_at ?? d.changed_at ?? d.updated_at ?? d.deleted_at ?? d.notified_at;
@@ -86,12 +116,20 @@ export const usageAnalyticsProjection: Projection = {
   // A batch event holds up to 1,000 calls: 500 of them bound a batch's memory (500,000 calls at most).
   batchSize: 500,
   async apply(logged, { store }) {
-    // Call by call, as if each call had its own event: alerts are evaluated after every call, as before.
-    const events = asSingleCallEvents(logged);
     const cols = await usageCollections(store);
     const tenantOf = (e: RecordedEvent) => (e.data as { tenant_id?: string | null }).tenant_id ?? null;
-    const tenantIds = [...new Set(events.map(tenantOf).filter((t): t is string => t !== null))];
+    const tenantIds = [...new Set(logged.map(tenantOf).filter((t): t is string => t !== null))];
     if (tenantIds.length === 0) return;
+    const alertList = await cols.alerts.find({ tenant_id: { $in: tenantIds } });
+    // A tenant with alerts (stored, or created in this batch) has its batch events folded call by call, as
+    // if each call had its own event: its alerts are evaluated after every call, as before. Every other
+    // tenant's batch events are folded column by column ({@link foldCallBatch}): same documents, same sums
+    // in the same order, without an object and an ISO 8601 text per call (issue 18).
+    const callByCall = new Set(alertList.map((a) => a.tenant_id));
+    for (const e of logged) if (ALERT_EVENT_TYPES.includes(e.type as never) && tenantOf(e)) callByCall.add(tenantOf(e)!);
+    const events = logged.some((e) => e.type === 'ApiCallsRecorded' && callByCall.has(tenantOf(e)!))
+      ? asSingleCallEvents(logged, (e) => callByCall.has(tenantOf(e)!))
+      : logged;
 
     // ISO 8601 text of the bucket starts, once per bucket per batch instead of per event and grain (the
     // same strings as iso(); Date#toISOString was a tenth of the projection's CPU in bench/usage.bench.ts).
@@ -108,17 +146,31 @@ export const usageAnalyticsProjection: Projection = {
     const rollupIds: string[] = [];
     const monthIds: string[] = [];
     const dayIds: string[] = [];
+    /** The ids a call of tenant `t` to `endpoint` at `ms` (epoch ms) folds into. */
+    const callIds = (t: string, endpoint: string, ms: number) => {
+      for (const g of GRAINS) {
+        const bucket = bucketIso(floorTo(ms, g.ms));
+        rollupIds.push(rollupId(t, g.name, bucket, endpoint), rollupId(t, g.name, bucket, ALL_ENDPOINTS));
+      }
+      monthIds.push(monthId(t, monthOf(ms)));
+    };
     for (const e of events) {
       const t = tenantOf(e);
       if (!t) continue;
       if (e.type === 'ApiCallRecorded') {
         const d = (e as unknown as ApiCallRecorded).data;
-        const ms = Date.parse(d.created_at);
-        for (const g of GRAINS) {
-          const bucket = bucketIso(floorTo(ms, g.ms));
-          rollupIds.push(rollupId(t, g.name, bucket, d.endpoint), rollupId(t, g.name, bucket, ALL_ENDPOINTS));
+        callIds(t, d.endpoint, Date.parse(d.created_at));
+      } else if (e.type === 'ApiCallsRecorded') {
+        const d = (e as unknown as ApiCallsRecorded).data;
+        // Once per (endpoint, minute) of the batch: every bucket of a minute is the same for its calls.
+        const seen = new Set<number>();
+        for (let i = 0; i < d.created_at.length; i++) {
+          const minute = floorTo(d.created_at[i]!, 60_000);
+          const k = (minute / 60_000) * d.strings.length + d.endpoint[i]!; // exact: < 2^53
+          if (seen.has(k)) continue;
+          seen.add(k);
+          callIds(t, d.strings[d.endpoint[i]!]!, minute);
         }
-        monthIds.push(monthId(t, monthOf(ms)));
       } else if (e.type === 'CreditsCommitted') {
         dayIds.push(monthId(t, iso(eventTime(e)).slice(0, 10)));
       }
@@ -130,7 +182,6 @@ export const usageAnalyticsProjection: Projection = {
     const months = await cols.months.getMany(monthIds);
     const days = await cols.creditDays.getMany(dayIds);
     const creditStates = new Map(tenantIds.map((t) => [t, toCreditState(credits.get(t))]));
-    const alertList = await cols.alerts.find({ tenant_id: { $in: tenantIds } });
     const alerts = new Map(alertList.map((a) => [a.id, a]));
     const deletedAlerts = new Set<string>();
     const outbox: Array<[string, AlertOutboxDoc]> = [];
@@ -147,7 +198,8 @@ export const usageAnalyticsProjection: Projection = {
       }
     }
     for (const t of needsWindow) {
-      const first = Math.min(...events.filter((e) => tenantOf(e) === t).map(eventTime));
+      let first = Infinity; // a loop, not Math.min(...): a batch may hold 500,000 calls
+      for (const e of events) if (tenantOf(e) === t) first = Math.min(first, eventTime(e));
       const from = floorTo(first, 60_000) - 1440 * 60_000;
       const stored = await cols.rollups.find({ tenant_id: t, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(from) } });
       const map = new Map<number, Minute>();
@@ -233,6 +285,39 @@ export const usageAnalyticsProjection: Projection = {
     };
     const hasAlerts = new Set(alertList.map((a) => a.tenant_id));
 
+    /**
+     * The documents a call of tenant `t` to `endpoint` at `ms` (epoch ms) counts in: its rollups (each
+     * grain's bucket, for the endpoint then for all endpoints) and its month, created at the first call
+     * that touches them; records the endpoint on the tenant's document.
+     */
+    const targetsOf = (t: string, endpoint: string, ms: number): CallTargets => {
+      const service = serviceGroup(endpoint);
+      const list: Rollup[] = [];
+      for (const g of GRAINS) {
+        const bucket = bucketIso(floorTo(ms, g.ms));
+        for (const ep of [endpoint, ALL_ENDPOINTS]) {
+          const id = rollupId(t, g.name, bucket, ep);
+          let r = rollups.get(id);
+          if (!r) {
+            // rt_min/rt_max start at +/-Infinity and take the first call's time in foldCall (as before).
+            r = { tenant_id: t, grain: g.name, bucket, endpoint: ep, service: ep === ALL_ENDPOINTS ? ALL_ENDPOINTS : service, calls: 0, errors: 0, rt_sum: 0, rt_min: Infinity, rt_max: -Infinity, status_codes: {}, credits: 0 } satisfies Rollup;
+            rollups.set(id, r);
+          }
+          list.push(r);
+        }
+      }
+      const month = monthOf(ms);
+      const mid = monthId(t, month);
+      let m = months.get(mid);
+      if (!m) months.set(mid, (m = { tenant_id: t, month, calls: 0, errors: 0, credits: 0, by_service: {} } satisfies MonthTotals));
+      const td = tenantDoc(t);
+      if (!td.endpoints.includes(endpoint)) {
+        td.endpoints.push(endpoint);
+        dirtyTenants.add(t);
+      }
+      return { rollups: list, month: m, service };
+    };
+
     // --- fold ----------------------------------------------------------------------------------------
     for (const e of events) {
       const t = tenantOf(e);
@@ -242,47 +327,28 @@ export const usageAnalyticsProjection: Projection = {
         case 'ApiCallRecorded': {
           const d = (e as unknown as ApiCallRecorded).data;
           const ms = Date.parse(d.created_at);
-          const isError = d.status_code >= 400;
-          const service = serviceGroup(d.endpoint);
-          for (const g of GRAINS) {
-            const bucket = bucketIso(floorTo(ms, g.ms));
-            for (const endpoint of [d.endpoint, ALL_ENDPOINTS]) {
-              const id = rollupId(t, g.name, bucket, endpoint);
-              let r = rollups.get(id);
-              if (!r) {
-                r = { tenant_id: t, grain: g.name, bucket, endpoint, service: endpoint === ALL_ENDPOINTS ? ALL_ENDPOINTS : service, calls: 0, errors: 0, rt_sum: 0, rt_min: d.response_time, rt_max: d.response_time, status_codes: {}, credits: 0 } satisfies Rollup;
-                rollups.set(id, r);
-              }
-              r.calls += 1;
-              if (isError) r.errors += 1;
-              r.rt_sum += d.response_time;
-              r.rt_min = Math.min(r.rt_min, d.response_time);
-              r.rt_max = Math.max(r.rt_max, d.response_time);
-              r.status_codes[String(d.status_code)] = (r.status_codes[String(d.status_code)] ?? 0) + 1;
-              r.credits += d.credits_charged;
-            }
-          }
-          const month = monthOf(ms);
-          const mid = monthId(t, month);
-          let m = months.get(mid);
-          if (!m) months.set(mid, (m = { tenant_id: t, month, calls: 0, errors: 0, credits: 0, by_service: {} } satisfies MonthTotals));
-          m.calls += 1;
-          if (isError) m.errors += 1;
-          m.credits += d.credits_charged;
-          m.by_service[service] = (m.by_service[service] ?? 0) + 1;
-          const td = tenantDoc(t);
-          if (!td.endpoints.includes(d.endpoint)) {
-            td.endpoints.push(d.endpoint);
-            dirtyTenants.add(t);
-          }
+          foldCall(targetsOf(t, d.endpoint, ms), d.status_code, d.response_time, d.credits_charged);
           const w = windows.get(t);
           if (w) {
             const k = floorTo(ms, 60_000);
             const mm = w.get(k) ?? { calls: 0, errors: 0, rt: 0 };
             mm.calls += 1;
-            if (isError) mm.errors += 1;
+            if (d.status_code >= 400) mm.errors += 1;
             mm.rt += d.response_time;
             w.set(k, mm);
+          }
+          break;
+        }
+        case 'ApiCallsRecorded': {
+          // Only tenants without alerts get here (the others' batches were expanded call by call above).
+          const d = (e as unknown as ApiCallsRecorded).data;
+          const byMinute = new Map<number, CallTargets>();
+          for (let i = 0; i < d.created_at.length; i++) {
+            const minute = floorTo(d.created_at[i]!, 60_000);
+            const k = (minute / 60_000) * d.strings.length + d.endpoint[i]!; // exact: < 2^53
+            let targets = byMinute.get(k);
+            if (!targets) byMinute.set(k, (targets = targetsOf(t, d.strings[d.endpoint[i]!]!, minute)));
+            foldCall(targets, d.status_code[i]!, d.response_time[i]!, d.credits_charged[i]!);
           }
           break;
         }
