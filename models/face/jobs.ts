@@ -119,9 +119,11 @@ async function singleFace(bytes: Uint8Array, imageName: string): Promise<{ fi: F
 
 function l2normalise(v: Float32Array): number[] {
   let n = 0;
-  for (const x of v) n += x * x;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
   n = Math.sqrt(n) || 1;
-  return Array.from(v, (x) => x / n);
+  const out = new Array<number>(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
+  return out;
 }
 
 /**

@@ -28,6 +28,7 @@ export function loadTf(): Promise<Tf> {
     await tf.ready();
     tf.enableProdMode();
     installFastConcat(tf);
+    installFastSlice(tf);
     return tf;
   })();
   return ready;
@@ -87,6 +88,58 @@ export function installFastConcat(tf: Tf): void {
   };
   kernelFunc.fastConcat = true;
   tf.unregisterKernel('Concat', 'wasm');
+  tf.registerKernel({ ...original, kernelFunc });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let originalSlice: any = null;
+
+/** Puts the wasm backend's own `Slice` kernel back (benchmarks compare both in one run); no-op if not replaced. */
+export function restoreOriginalSlice(tf: Tf): void {
+  if (!originalSlice) return;
+  tf.unregisterKernel('Slice', 'wasm');
+  tf.registerKernel(originalSlice);
+  originalSlice = null;
+}
+
+/** Counts of {@link installFastSlice}'s row path, for tests: how often it ran. */
+export const sliceStats = { rows: 0 };
+
+/**
+ * Replaces the wasm backend's `Slice` kernel for one case it handles wastefully, with the same result.
+ * tfjs-backend-wasm slices a rank-3 tensor in JavaScript with one `subarray` + `set` per (row, column):
+ * face-api cuts each detected face out of the image tensor so (`extractFaceTensors`, `slice3d` of an
+ * HWC image before the 68-point landmark net), one typed-array view per pixel - about 5 MB of short-lived
+ * JS objects per 640x480 photo (sampling heap profiler), which kept the worker's garbage collector busy
+ * (docs/face.md, "Fourth pass"). When the slice keeps the whole last axis, each row of the slice is one
+ * contiguous run of the input, and this kernel copies one run per row. Every other case (strings,
+ * other ranks, a partial last axis, contiguous slices) goes to the original kernel.
+ */
+export function installFastSlice(tf: Tf): void {
+  const original = tf.getKernel('Slice', 'wasm');
+  if (!original || original.kernelFunc.fastSlice) return;
+  originalSlice = original;
+  const kernelFunc = (args: { inputs: { x: { shape: number[]; dtype: string; dataId: unknown } }; backend: Tf; attrs: { begin: number | number[]; size?: number | number[] } }) => {
+    const { inputs: { x }, backend, attrs } = args;
+    const { slice_util: su } = tf;
+    if (x.dtype === 'string' || x.shape.length !== 3) return original.kernelFunc(args);
+    const [begin, size] = su.parseSliceParams(x, attrs.begin, attrs.size) as [number[], number[]];
+    const depth = x.shape[2]!;
+    if (begin[2] !== 0 || size[2] !== depth || su.isSliceContinous(x.shape, begin, size)) return original.kernelFunc(args);
+    const out = backend.makeOutput(size, x.dtype);
+    // views taken after makeOutput: allocating may grow the wasm heap and detach earlier views
+    const src = backend.typedArrayFromHeap(x);
+    const dst = backend.typedArrayFromHeap(out);
+    const rowStride = x.shape[1]! * depth, run = size[1]! * depth;
+    for (let i = 0; i < size[0]!; i++) {
+      const from = (begin[0]! + i) * rowStride + begin[1]! * depth;
+      dst.set(src.subarray(from, from + run), i * run);
+    }
+    sliceStats.rows += 1;
+    return out;
+  };
+  kernelFunc.fastSlice = true;
+  tf.unregisterKernel('Slice', 'wasm');
   tf.registerKernel({ ...original, kernelFunc });
 }
 

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { JobFailedError, JobTimeoutError, type JobOptions, type JobQueue } from '../../ports/job-queue.ts';
 
 type Envelope = { ok: true; result: unknown } | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
@@ -15,7 +16,22 @@ export interface WorkerPoolOptions {
   workerFile: string;
   /** Handed to every worker thread as `workerData` (the composition root passes the validated configuration). */
   workerData?: unknown;
+  /** V8 old-generation growing factor, in percent above the live heap; default {@link WORKER_HEAP_GROWING_PERCENT}. */
+  heapGrowingPercent?: number;
 }
+
+/**
+ * How far (percent) V8 lets a heap grow above its live size before the next full mark-compact, set for
+ * the process that hosts the worker pool (V8 flags are per process: workers and HTTP thread alike).
+ * Why: an inference worker keeps about 80 MB of live JS heap (tfjs, face-api and their models' objects)
+ * and allocates little, so V8's own rule set its limit only about 23 MB above that and started a new
+ * incremental mark of the whole 80 MB almost at once after each one: measured on `POST /v1/face/verify`,
+ * one mark-compact every 3 jobs per worker, and V8's helper threads (concurrent marking, sweeping) used
+ * 65-90 ms of CPU per request, more than either worker thread. At 100 (limit = 2 x live) the same run had
+ * a third of the mark-compacts and 35% less CPU per request (docs/face.md, "Fourth pass"); the cost is up
+ * to one live heap more per worker between collections.
+ */
+export const WORKER_HEAP_GROWING_PERCENT = 100;
 
 /** {@link FifoGate} refused a job: `maxQueue` jobs were already waiting. */
 export class QueueFullError extends Error {
@@ -95,6 +111,7 @@ export class WorkerPoolJobQueue implements JobQueue {
     const threads = Math.max(1, options.threads ?? availableParallelism());
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.gate = new FifoGate(threads, options.maxQueue ?? 1000);
+    setFlagsFromString(`--heap-growing-percent=${Math.max(0, Math.round(options.heapGrowingPercent ?? WORKER_HEAP_GROWING_PERCENT))}`);
     this.pool = new Piscina({
       filename: options.workerFile,
       workerData: options.workerData,

@@ -67,6 +67,25 @@ describe('quality measure', () => {
     expect(QUALITY_LIMITS.minFaceSide).toBe(80);
   });
 
+  it('crops luma bit for bit as a direct bilinear resampling of BT.601 luma', () => {
+    let seed = 5;
+    const W = 37, H = 29;
+    const rgb = Uint8Array.from({ length: W * H * 3 }, () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed >>> 24; });
+    const box = { x: 3, y: 4, w: 30, h: 23 }, size = 16;
+    const L = (x: number, y: number) => 0.299 * rgb[(y * W + x) * 3]! + 0.587 * rgb[(y * W + x) * 3 + 1]! + 0.114 * rgb[(y * W + x) * 3 + 2]!;
+    const want = new Float32Array(size * size);
+    for (let j = 0; j < size; j++) {
+      for (let i = 0; i < size; i++) {
+        const fx = Math.min(W - 1, Math.max(0, box.x + (i + 0.5) * (box.w / size) - 0.5));
+        const fy = Math.min(H - 1, Math.max(0, box.y + (j + 0.5) * (box.h / size) - 0.5));
+        const x0 = Math.floor(fx), y0 = Math.floor(fy), x1 = Math.min(W - 1, x0 + 1), y1 = Math.min(H - 1, y0 + 1);
+        const dx = fx - x0, dy = fy - y0;
+        want[j * size + i] = (1 - dy) * ((1 - dx) * L(x0, y0) + dx * L(x1, y0)) + dy * ((1 - dx) * L(x0, y1) + dx * L(x1, y1));
+      }
+    }
+    expect(lumaCrop(rgb, W, H, box, size)).toEqual(want);
+  });
+
   it('measures the Laplacian variance of a flat grid as zero and crops luma from RGB', () => {
     expect(laplacianVariance(new Float32Array(16 * 16).fill(90), 16)).toBe(0);
     const rgb = new Uint8Array(10 * 10 * 3).fill(200);

@@ -1,10 +1,11 @@
 /**
  * Issue 18, item 5: the work a face job does. The wasm `Concat` replacement gives the original's
  * result (checked against concatenation done here in plain JS, on the shapes face-api uses and on
- * others that go back to the original kernel).
+ * others that go back to the original kernel); so does the `Slice` replacement (face-api's face crop
+ * out of the image tensor), against slicing done here in plain JS.
  */
 import { describe, expect, it } from 'vitest';
-import { concatStats, loadTf } from '../../../models/face/tf.ts';
+import { concatStats, loadTf, sliceStats } from '../../../models/face/tf.ts';
 
 /** Concatenation of row-major arrays along `axis`, in plain JS (the reference). */
 function concatRef(parts: { data: number[]; shape: number[] }[], axis: number): number[] {
@@ -41,6 +42,43 @@ describe('wasm Concat replacement (face-api normalize)', () => {
       const want = Array.from(c.dtype === 'int32' ? Int32Array.from(concatRef(parts, axis)) : Float32Array.from(concatRef(parts, axis)));
       expect(got).toEqual(want);
       expect(concatStats.elementwise - before).toBe(c.fast ? 1 : 0);
+    });
+  }
+});
+
+/** Slice of a row-major rank-3 array, in plain JS (the reference). */
+function sliceRef(data: number[], shape: number[], begin: number[], size: number[]): number[] {
+  const out: number[] = [];
+  for (let i = begin[0]!; i < begin[0]! + size[0]!; i++) {
+    for (let j = begin[1]!; j < begin[1]! + size[1]!; j++) {
+      for (let k = begin[2]!; k < begin[2]! + size[2]!; k++) out.push(data[(i * shape[1]! + j) * shape[2]! + k]!);
+    }
+  }
+  return out;
+}
+
+describe('wasm Slice replacement (face-api face crops)', () => {
+  const cases: { name: string; shape: number[]; begin: number[]; size: number[]; dtype: 'float32' | 'int32'; fast: boolean }[] = [
+    { name: 'face box out of a 480x640x3 int32 photo', shape: [480, 640, 3], begin: [117, 203, 0], size: [181, 163, 3], dtype: 'int32', fast: true },
+    { name: 'float32 box touching the right and bottom edges, size -1', shape: [50, 40, 3], begin: [20, 25, 0], size: [-1, -1, -1], dtype: 'float32', fast: true },
+    { name: 'partial last axis', shape: [10, 12, 3], begin: [1, 2, 1], size: [4, 5, 2], dtype: 'float32', fast: false },
+    { name: 'whole rows (contiguous)', shape: [10, 12, 3], begin: [3, 0, 0], size: [4, 12, 3], dtype: 'int32', fast: false },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: same values as a plain slice`, async () => {
+      const tf = await loadTf();
+      let seed = 11;
+      const rnd = () => { seed = (seed * 1103515245 + 12345) >>> 0; return c.dtype === 'int32' ? (seed >>> 24) : (seed / 2 ** 32) * 200 - 100; };
+      const data = Array.from({ length: c.shape.reduce((a, b) => a * b, 1) }, rnd);
+      const size = c.size.map((v, i) => (v === -1 ? c.shape[i]! - c.begin[i]! : v));
+      const before = sliceStats.rows;
+      const out = tf.tidy(() => tf.slice(tf.tensor(data, c.shape, c.dtype), c.begin, c.size));
+      expect(out.shape).toEqual(size);
+      const got = Array.from(await out.data() as Float32Array | Int32Array);
+      tf.dispose(out);
+      const ref = sliceRef(data, c.shape, c.begin, size);
+      expect(got).toEqual(Array.from(c.dtype === 'int32' ? Int32Array.from(ref) : Float32Array.from(ref)));
+      expect(sliceStats.rows - before).toBe(c.fast ? 1 : 0);
     });
   }
 });
