@@ -13,6 +13,7 @@ import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-matrix.ts';
 import { mrzClassMap, mrzColumnMap, mrzColumns as mrzColumnsOf } from './mrz-posteriors.ts';
 import { RecHelper } from './rec-helper.ts';
+import { fuseElementwise } from './onnx-fuse.ts';
 import { loadRecModel, REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT, REC_MRZ_OUTPUT, REC_PROBS_OUTPUT } from './rec-model.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
@@ -103,9 +104,10 @@ export class PaddleOcr {
    * Loads the ONNX sessions (`threads` intra-op threads for the recogniser, `detThreads` for the detector;
    * default 1: parallelism comes from the worker pool and from the helpers). `recThreads` threads recognise one page's crops: this one plus
    * `recThreads - 1` helper threads (`rec-helper.ts`) with their own recogniser session; a helper that
-   * fails to start is left out (the crops are then recognised here).
+   * fails to start is left out (the crops are then recognised here). With `fused`, both models are loaded with
+   * their element-wise operators fused (`onnx-fuse.ts`; the default is the exported graphs).
    */
-  static async load(threads = 1, recThreads = 1, detThreads = threads): Promise<PaddleOcr> {
+  static async load(threads = 1, recThreads = 1, detThreads = threads, fused = false): Promise<PaddleOcr> {
     const ort = await import('onnxruntime-node');
     const dir = modelDir();
     const opts = (intraOpNumThreads: number): InferenceSession.SessionOptions => ({
@@ -116,15 +118,16 @@ export class PaddleOcr {
       // or the helper needs (measured: 2 spinning threads cost 70 % more CPU per page, blocking ones 5-50 %).
       ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
     });
-    const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));
+    const detPath = path.join(dir, 'ch_PP-OCRv4_det_infer.onnx');
+    const det = fused ? await ort.InferenceSession.create(fuseElementwise(readFileSync(detPath)).model, opts(detThreads)) : await ort.InferenceSession.create(detPath, opts(detThreads));
     const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
     if (dict[dict.length - 1] === '') dict.pop();
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
     // The recogniser with its greedy outputs and MRZ columns (`rec-model.ts`): a greedy reading fetches two
     // values per time step, an MRZ row the ~70 columns its decoders read.
     const columns = mrzColumnsOf(mrzClassMap(dict));
-    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), columns), opts(threads));
-    const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads, columns)));
+    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), columns, fused), opts(threads));
+    const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads, columns, fused)));
     const helpers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     return new PaddleOcr(ort, det, rec, dict, helpers, columns);
   }

@@ -44,10 +44,11 @@ export class RecHelper {
    * @param modelPath the recogniser's `.onnx` file (loaded with its greedy outputs, `rec-model.ts`)
    * @param intraOpThreads ONNX Runtime intra-op threads of the helper's session (1: the parallelism is the helper)
    * @param mrzColumns the classes of the model's MRZ output (`rec-model.ts`; the caller's own session must have the same)
+   * @param fused load the model with its element-wise operators fused (`onnx-fuse.ts`; as the caller's own session)
    * @throws Error when the thread or the session fails to start
    */
-  static async start(modelPath: string, intraOpThreads = 1, mrzColumns?: readonly number[]): Promise<RecHelper> {
-    const worker = new Worker(fileURLToPath(new URL('./rec-helper-entry.mjs', import.meta.url)), { workerData: { modelPath, intraOpThreads, mrzColumns } });
+  static async start(modelPath: string, intraOpThreads = 1, mrzColumns?: readonly number[], fused = false): Promise<RecHelper> {
+    const worker = new Worker(fileURLToPath(new URL('./rec-helper-entry.mjs', import.meta.url)), { workerData: { modelPath, intraOpThreads, mrzColumns, fused } });
     worker.unref();
     await new Promise<void>((resolve, reject) => {
       const onMessage = (m: Answer) => {

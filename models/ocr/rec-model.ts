@@ -21,6 +21,7 @@
  * initializer need not be a graph input.
  */
 import { readFileSync } from 'node:fs';
+import { fuseElementwise } from './onnx-fuse.ts';
 
 /** The model's posterior output (`[N, steps, classes]`, softmax over the classes). */
 export const REC_PROBS_OUTPUT = 'softmax_11.tmp_0';
@@ -87,7 +88,11 @@ export function withGreedyOutputs(model: Uint8Array, mrzColumns?: readonly numbe
   return Buffer.concat([model, Buffer.from(bytes(7, graph))]);
 }
 
-/** The recogniser model file at `modelPath` with the greedy outputs and, given `mrzColumns`, the MRZ columns ({@link withGreedyOutputs}). */
-export function loadRecModel(modelPath: string, mrzColumns?: readonly number[]): Uint8Array {
-  return withGreedyOutputs(readFileSync(modelPath), mrzColumns);
+/**
+ * The recogniser model file at `modelPath` with the greedy outputs and, given `mrzColumns`, the MRZ columns
+ * ({@link withGreedyOutputs}); with `fused`, its element-wise operators fused first (`onnx-fuse.ts`).
+ */
+export function loadRecModel(modelPath: string, mrzColumns?: readonly number[], fused = false): Uint8Array {
+  const bytes = readFileSync(modelPath);
+  return withGreedyOutputs(fused ? fuseElementwise(bytes).model : bytes, mrzColumns);
 }
