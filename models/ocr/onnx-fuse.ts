@@ -6,13 +6,18 @@
  * `Conv -> Mul(s) -> Add(t)` (the "learnable affine block", scalar `s`, `t`), then hard-swish spelled
  * `x * Clip(x + 3, 0, 6) / 6` (`Add`, `Clip`, `Mul`, `Div`), then another affine block. ONNX Runtime fuses none
  * of them (its Conv+Mul fusion does not take the exported `[1]`-shaped constants), and each is a pass over the
- * tensor in NCHW order between layout conversions: 40-50 % of the run time. Two rewrites, each exact in
+ * tensor in NCHW order between layout conversions: 40-50 % of the run time. Three rewrites, each exact in
  * arithmetic and different only in float32 rounding (outputs within ~2e-6 of the original; the recognised
  * text and fields were compared on the evaluation set, docs/ocr.md):
  * - **Affine fold**: `Mul(s)`, `Add(t)` straight after a `Conv` with a bias go into its weights and bias
  *   (`W * s`, `B * s + t`, rounded to float32).
  * - **Hard-swish**: `x * Clip(x + 3, 0, 6) / 6` becomes `x * HardSigmoid(x)` with alpha 1/6 and beta 0.5
- *   (`max(0, min(1, x / 6 + 0.5))`, ONNX opset 6).
+ *   (`max(0, min(1, x / 6 + 0.5))`, ONNX opset 6); ONNX Runtime then runs it inside the convolution.
+ * - **Affine block after a hard-swish**: `Mul(s) -> Add(t)` becomes a `BatchNormalization` with scale s, bias t,
+ *   mean 0, variance 1 and epsilon 0 (`x * s + t`), which ONNX Runtime runs in its blocked (NCHWc) layout, so
+ *   the convolutions chain without layout conversions between them.
+ * Measured in one process, one thread, interleaved: recogniser 44.0 -> 31.4 CPU-ms on a 48 x 640 crop,
+ * detector 145 -> 110 CPU-ms on 960 x 608 (the first two rewrites alone: 36.1 and 129).
  * Constants no node reads any more are dropped.
  *
  * Protobuf fields used (ONNX `onnx.proto`): ModelProto.graph = 7; GraphProto.node = 1; NodeProto input /
@@ -172,6 +177,8 @@ export interface FuseReport {
   affine: number;
   /** `x * Clip(x + 3, 0, 6) / 6` written as `x * HardSigmoid(x)`. */
   hardSwish: number;
+  /** `Mul(s) -> Add(t)` after a hard-swish of a convolution's output written as a `BatchNormalization`. */
+  affineNorm: number;
 }
 
 /**
@@ -184,7 +191,7 @@ export interface FuseReport {
 export function fuseElementwise(model: Uint8Array): { model: Uint8Array; report: FuseReport } {
   const top = fields(model);
   const graphField = top.find((f) => f.field === 7);
-  if (!graphField) return { model, report: { affine: 0, hardSwish: 0 } };
+  if (!graphField) return { model, report: { affine: 0, hardSwish: 0, affineNorm: 0 } };
   const graphFields = fields(graphField.bytes);
   let nodes = graphFields.filter((f) => f.field === 1).map((f) => parseNode(f.bytes));
   const graphOutputs = new Set(graphFields.filter((f) => f.field === 12).map((f) => decode(fields(f.bytes).find((x) => x.field === 1)?.bytes ?? new Uint8Array())));
@@ -217,7 +224,7 @@ export function fuseElementwise(model: Uint8Array): { model: Uint8Array; report:
   };
   const drop = new Set<Node>();
   const replace = new Map<Node, Node[]>();
-  const report: FuseReport = { affine: 0, hardSwish: 0 };
+  const report: FuseReport = { affine: 0, hardSwish: 0, affineNorm: 0 };
 
   for (const conv of nodes) {
     if (conv.op !== 'Conv' || conv.inputs.length !== 3) continue;
@@ -259,9 +266,28 @@ export function fuseElementwise(model: Uint8Array): { model: Uint8Array; report:
     replace.set(div, [newNode('HardSigmoid', [x], hs, [attr('alpha', 1 / 6), attr('beta', 0.5)]), newNode('Mul', [x, hs], out)]);
     drop.add(plus).add(clip).add(mul);
     report.hardSwish++;
+    // The affine block after the hard-swish, as a BatchNormalization (scale s, bias t, mean 0, variance 1,
+    // epsilon 0: x * s + t), one per-channel operator that ONNX Runtime keeps in its blocked layout.
+    // The convolution whose (affine-folded) output the hard-swish reads: x, or before the fold Conv -> Mul -> Add -> x.
+    let conv = producer.get(x);
+    for (let k = 0; k < 2 && conv && conv.op !== 'Conv'; k++) conv = conv.inputs.map((i) => producer.get(i)).find((p) => p && p.op !== 'Constant');
+    const w = conv?.op === 'Conv' ? producer.get(conv.inputs[1]!) : undefined;
+    const channels = w ? constantValue(w)?.dims[0] : undefined;
+    const m2 = only(out, 'Mul');
+    const s2 = m2 && scalarWith(m2, out);
+    const a2 = m2 && s2 !== null && s2 !== undefined ? only(m2.outputs[0]!, 'Add') : null;
+    const t2 = a2 && scalarWith(a2, m2!.outputs[0]!);
+    if (channels && m2 && a2 && s2 !== null && s2 !== undefined && t2 !== null && t2 !== undefined) {
+      const o2 = a2.outputs[0]!;
+      const c = (name: string, v: number) => constantNode(`${o2}/sello_bn_${name}`, [channels], new Float32Array(channels).fill(v));
+      const eps = Buffer.concat([textField(1, 'epsilon'), floatField(2, 0), intField(20, 1)]);
+      replace.set(m2, [c('scale', s2), c('bias', t2), c('mean', 0), c('var', 1), newNode('BatchNormalization', [out, `${o2}/sello_bn_scale`, `${o2}/sello_bn_bias`, `${o2}/sello_bn_mean`, `${o2}/sello_bn_var`], o2, [eps])]);
+      drop.add(a2);
+      report.affineNorm++;
+    }
   }
 
-  if (!report.affine && !report.hardSwish) return { model, report };
+  if (!report.affine && !report.hardSwish && !report.affineNorm) return { model, report };
   nodes = nodes.filter((n) => !drop.has(n)).flatMap((n) => replace.get(n) ?? [n]);
   // Constants nothing reads any more (the folded scalars and weights, the 3 and the 6).
   index();

@@ -30,17 +30,17 @@ describe('fused PP-OCRv4 graphs', () => {
   it('rewrites every affine block and hard-swish, and computes the same outputs within float32 rounding', async () => {
     const ort = await import('onnxruntime-node');
     const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' as const, logSeverityLevel: 3 as const };
-    for (const [file, dims, affine, hardSwish] of [
-      ['ch_PP-OCRv4_rec_infer.onnx', [1, 3, 48, 320], 28, 28],
-      ['ch_PP-OCRv4_det_infer.onnx', [1, 3, 320, 480], 28, 24],
+    for (const [file, dims, affine, hardSwish, affineNorm] of [
+      ['ch_PP-OCRv4_rec_infer.onnx', [1, 3, 48, 320], 28, 28, 28],
+      ['ch_PP-OCRv4_det_infer.onnx', [1, 3, 320, 480], 28, 24, 24],
     ] as const) {
       const bytes = readFileSync(path.join(dir, file));
       const fused = fuseElementwise(bytes);
-      expect(fused.report).toEqual({ affine, hardSwish });
-      expect(fuseElementwise(fused.model).report).toEqual({ affine: 0, hardSwish: 0 });
+      expect(fused.report).toEqual({ affine, hardSwish, affineNorm });
+      expect(fuseElementwise(fused.model).report).toEqual({ affine: 0, hardSwish: 0, affineNorm: 0 });
       const a = await ort.InferenceSession.create(bytes, opts);
       const b = await ort.InferenceSession.create(fused.model, opts);
-      const x = input(dims.reduce((p, q) => p * q, 1));
+      const x = input((dims as readonly number[]).reduce((p, q) => p * q, 1));
       const ya = (await a.run({ x: new ort.Tensor('float32', x, [...dims]) }))[a.outputNames[0]!]!.data as Float32Array;
       const yb = (await b.run({ x: new ort.Tensor('float32', x, [...dims]) }))[b.outputNames[0]!]!.data as Float32Array;
       expect(yb.length).toBe(ya.length);
