@@ -12,7 +12,7 @@
  * - **Affine fold**: `Mul(s)`, `Add(t)` straight after a `Conv` with a bias go into its weights and bias
  *   (`W * s`, `B * s + t`, rounded to float32).
  * - **Hard-swish**: `x * Clip(x + 3, 0, 6) / 6` becomes `x * HardSigmoid(x)` with alpha 1/6 and beta 0.5
- *   (`max(0, min(1, x / 6 + 0.5))`, ONNX opset 6); ONNX Runtime then runs it inside the convolution.
+ *   (`max(0, min(1, x / 6 + 0.5))`, ONNX opset 6); in ONNX Runtime's profile it no longer runs as operators of its own.
  * - **Affine block after a hard-swish**: `Mul(s) -> Add(t)` becomes a `BatchNormalization` with scale s, bias t,
  *   mean 0, variance 1 and epsilon 0 (`x * s + t`), which ONNX Runtime runs in its blocked (NCHWc) layout, so
  *   the convolutions chain without layout conversions between them.
