@@ -142,11 +142,11 @@ export class PaddleOcr {
       kept = all.filter((q) => options.filter!(q, all));
     }
     // The greedy outputs (text and confidence), with the MRZ columns of the posteriors when they are kept.
-    const rows = await this.recognizeCrops(this.cropsOf(img, kept, 1280), options.batch ?? RECOGNITION_BATCH, options.keepMatrices ? 'greedy+mrz' : 'greedy');
+    const read = await this.recognizeGreedy(img, kept, { batch: options.batch, keepMatrices: options.keepMatrices });
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
-      const m = rows[i]!.matrix;
-      const t = greedyDecode(rows[i]!.greedy!, this.dict);
+      const t = read[i]!;
+      const m = t.ctc;
       if (!t.text.trim()) return;
       const xs = quad.map((p) => p[0]);
       const ys = quad.map((p) => p[1]);
@@ -197,11 +197,13 @@ export class PaddleOcr {
   /**
    * {@link recognize} with the crops of {@link recognizeMatrices} (`batch` per run, default
    * {@link RECOGNITION_BATCH}): the greedy CTC reading of each crop from the model's per-step best class
-   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors.
+   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors;
+   * with `keepMatrices`, each crop's posteriors over the MRZ columns too (`ctc`, as {@link recognizeMatrices}
+   * returns them), from the same run.
    */
-  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number } = {}): Promise<{ text: string; confidence: number }[]> {
-    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, 'greedy');
-    return rows.map((r) => greedyDecode(r.greedy!, this.dict));
+  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number; keepMatrices?: boolean } = {}): Promise<{ text: string; confidence: number; ctc?: CtcMatrix }[]> {
+    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, options.keepMatrices ? 'greedy+mrz' : 'greedy');
+    return rows.map((r) => ({ ...greedyDecode(r.greedy!, this.dict), ...(r.matrix ? { ctc: r.matrix } : {}) }));
   }
 
   /** Each quad's crop for the recogniser: height 48, width by aspect (at least 8, at most `maxWidth`). */
