@@ -18,10 +18,10 @@ export const MRZ_WHITELIST = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 /**
  * The worker's PaddleOCR instance (loaded on first use) with `OcrSettings.onnxThreads` ONNX Runtime
  * intra-op threads (default 1), `OcrSettings.detThreads` for the detector (default 1) and `OcrSettings.recThreads` threads recognising a page's crops (default 2: one
- * helper thread; see `settings.ts`).
+ * helper thread; see `settings.ts`), the models fused as `OcrSettings.fusedModels` says (`onnx-fuse.ts`).
  */
 export function getPaddle(): Promise<PaddleOcr> {
-  paddle ??= PaddleOcr.load(ocrSettings().onnxThreads, ocrSettings().recThreads, ocrSettings().detThreads);
+  paddle ??= PaddleOcr.load(ocrSettings().onnxThreads, ocrSettings().recThreads, ocrSettings().detThreads, ocrSettings().fusedModels);
   return paddle;
 }
 

@@ -30,8 +30,10 @@ export function mrzClassMap(dictionary: readonly string[]): number[][] {
 }
 
 /**
- * Projects a recogniser matrix onto the MRZ classes (log-probabilities, floor 1e-12).
- * @param map from {@link mrzClassMap} for the recogniser's dictionary
+ * Projects a recogniser matrix onto the MRZ classes (log-probabilities, floor 1e-12). Column 0 of the matrix
+ * is the blank.
+ * @param map from {@link mrzClassMap} for the recogniser's dictionary (a matrix of every class), or from
+ *   {@link mrzColumnMap} (a matrix of the {@link mrzColumns} only)
  */
 export function toMrzPosteriors(m: CtcMatrix, map: number[][]): MrzPosteriors {
   const W = MRZ_CLASSES + 1;
@@ -50,4 +52,29 @@ export function toMrzPosteriors(m: CtcMatrix, map: number[][]): MrzPosteriors {
     for (let k = 0; k < W; k++) logp[t * W + k] = Math.log(Math.max(row[k]! / (sum || 1), 1e-12));
   }
   return { steps: m.steps, logp };
+}
+
+/**
+ * The recogniser classes the MRZ projection reads, for a model output that holds only them (`rec-model.ts`
+ * `REC_MRZ_OUTPUT`): the blank (0) first, then every class of `map` ({@link mrzClassMap}), ascending, once each.
+ */
+export function mrzColumns(map: readonly (readonly number[])[]): number[] {
+  return [0, ...[...new Set(map.flat())].filter((k) => k !== 0).sort((a, b) => a - b)];
+}
+
+/**
+ * `map` ({@link mrzClassMap}, classes of the full posteriors) rewritten as positions in `columns` ({@link mrzColumns}),
+ * for {@link toMrzPosteriors} on a matrix of those columns only: the same sums in the same order, so the same
+ * posteriors as from the full matrix.
+ * @throws Error when a class of `map` is not in `columns`
+ */
+export function mrzColumnMap(map: readonly (readonly number[])[], columns: readonly number[]): number[][] {
+  const at = new Map(columns.map((k, j) => [k, j]));
+  return map.map((ks) =>
+    ks.map((k) => {
+      const j = at.get(k);
+      if (j === undefined) throw new Error(`MRZ class ${k} is not among the recogniser's MRZ columns`);
+      return j;
+    }),
+  );
 }

@@ -11,9 +11,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { InferenceSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-matrix.ts';
-import { mrzClassMap } from './mrz-posteriors.ts';
+import { mrzClassMap, mrzColumnMap, mrzColumns as mrzColumnsOf } from './mrz-posteriors.ts';
 import { RecHelper } from './rec-helper.ts';
-import { loadRecModel, REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT } from './rec-model.ts';
+import { fuseElementwise } from './onnx-fuse.ts';
+import { loadRecModel, REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT, REC_MRZ_OUTPUT, REC_PROBS_OUTPUT } from './rec-model.ts';
 import { dist, warpQuad, type Point, type Quad, type RgbImage } from './raster.ts';
 
 /** One recognised text line. Coordinates are in pixels of the image passed to {@link PaddleOcr.read}. */
@@ -24,7 +25,10 @@ export interface TextLine {
   quad: Quad;
   /** Axis-aligned bounds of `quad`. */
   box: { x: number; y: number; w: number; h: number };
-  /** The recogniser's CTC posteriors of this crop, kept with `ReadOptions.keepMatrices` (for the MRZ decoder). */
+  /**
+   * The recogniser's CTC posteriors of this crop over the MRZ columns ({@link PaddleOcr.mrzColumns}: column j
+   * is class `mrzColumns[j]`), kept with `ReadOptions.keepMatrices` (for the MRZ decoder, with {@link PaddleOcr.mrzMap}).
+   */
   ctc?: CtcMatrix;
 }
 
@@ -62,7 +66,7 @@ export interface ReadOptions {
   minBoxHeight?: number;
   /** Recognise only the boxes this predicate keeps (detection still sees all); e.g. MRZ-shaped boxes. */
   filter?: (quad: Quad, all: readonly Quad[]) => boolean;
-  /** Keep each line's CTC posteriors in `TextLine.ctc` (default false). */
+  /** Keep each line's CTC posteriors over the MRZ columns in `TextLine.ctc` (default false). */
   keepMatrices?: boolean;
   /** Crops per recogniser run (default {@link RECOGNITION_BATCH}). */
   batch?: number;
@@ -77,9 +81,21 @@ export class PaddleOcr {
     private readonly dict: string[],
     /** Threads that recognise beside this one (`rec-helper.ts`); empty: every crop in this thread. */
     private readonly helpers: RecHelper[] = [],
-    /** Column map of the MRZ classes in this dictionary (`mrz-posteriors.ts`). */
-    readonly mrzMap: number[][] = mrzClassMap(dict),
-  ) {}
+    /**
+     * The classes of the recogniser's MRZ output (`rec-model.ts` {@link REC_MRZ_OUTPUT}): the blank (0) and every
+     * class an MRZ character takes its mass from (`mrz-posteriors.ts`), ascending.
+     */
+    readonly mrzColumns: readonly number[] = mrzColumnsOf(mrzClassMap(dict)),
+  ) {
+    this.mrzMap = mrzColumnMap(mrzClassMap(dict), this.mrzColumns);
+  }
+
+  /**
+   * Column map of the MRZ classes (`mrz-posteriors.ts` `toMrzPosteriors`) in the matrices {@link recognizeMatrices}
+   * returns and `TextLine.ctc` holds (their columns are {@link mrzColumns}); matrices of every class (`all`) take
+   * `mrzClassMap(dictionary)` instead.
+   */
+  readonly mrzMap: number[][];
 
   /** Detector input buffers not in use, by size (at most 3: the sizes of the page kinds a worker reads). */
   private detInputs: Float32Array[] = [];
@@ -88,9 +104,10 @@ export class PaddleOcr {
    * Loads the ONNX sessions (`threads` intra-op threads for the recogniser, `detThreads` for the detector;
    * default 1: parallelism comes from the worker pool and from the helpers). `recThreads` threads recognise one page's crops: this one plus
    * `recThreads - 1` helper threads (`rec-helper.ts`) with their own recogniser session; a helper that
-   * fails to start is left out (the crops are then recognised here).
+   * fails to start is left out (the crops are then recognised here). With `fused`, both models are loaded with
+   * their element-wise operators fused (`onnx-fuse.ts`; the default is the exported graphs).
    */
-  static async load(threads = 1, recThreads = 1, detThreads = threads): Promise<PaddleOcr> {
+  static async load(threads = 1, recThreads = 1, detThreads = threads, fused = false): Promise<PaddleOcr> {
     const ort = await import('onnxruntime-node');
     const dir = modelDir();
     const opts = (intraOpNumThreads: number): InferenceSession.SessionOptions => ({
@@ -101,15 +118,18 @@ export class PaddleOcr {
       // or the helper needs (measured: 2 spinning threads cost 70 % more CPU per page, blocking ones 5-50 %).
       ...(intraOpNumThreads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
     });
-    const det = await ort.InferenceSession.create(path.join(dir, 'ch_PP-OCRv4_det_infer.onnx'), opts(detThreads));
-    // The recogniser with its greedy outputs (`rec-model.ts`): a greedy reading fetches two values per time step.
-    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx')), opts(threads));
+    const detPath = path.join(dir, 'ch_PP-OCRv4_det_infer.onnx');
+    const det = fused ? await ort.InferenceSession.create(fuseElementwise(readFileSync(detPath)).model, opts(detThreads)) : await ort.InferenceSession.create(detPath, opts(detThreads));
     const dict = readFileSync(path.join(dir, 'ppocr_keys_v1.txt'), 'utf8').split('\n');
     if (dict[dict.length - 1] === '') dict.pop();
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
-    const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads)));
+    // The recogniser with its greedy outputs and MRZ columns (`rec-model.ts`): a greedy reading fetches two
+    // values per time step, an MRZ row the ~70 columns its decoders read.
+    const columns = mrzColumnsOf(mrzClassMap(dict));
+    const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), columns, fused), opts(threads));
+    const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads, columns, fused)));
     const helpers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    return new PaddleOcr(ort, det, rec, dict, helpers);
+    return new PaddleOcr(ort, det, rec, dict, helpers, columns);
   }
 
   /** Detects text boxes then recognises each; lines sorted top-to-bottom, left-to-right. */
@@ -121,13 +141,12 @@ export class PaddleOcr {
       const all = kept;
       kept = all.filter((q) => options.filter!(q, all));
     }
-    // Posteriors only when they are kept; otherwise the greedy outputs (the same text and confidence).
-    const mats = options.keepMatrices ? await this.recognizeMatrices(img, kept, { batch: options.batch }) : null;
-    const greedy = mats ? null : await this.recognizeGreedy(img, kept, { batch: options.batch });
+    // The greedy outputs (text and confidence), with the MRZ columns of the posteriors when they are kept.
+    const read = await this.recognizeGreedy(img, kept, { batch: options.batch, keepMatrices: options.keepMatrices });
     const lines: TextLine[] = [];
     kept.forEach((quad, i) => {
-      const m = mats?.[i];
-      const t = m ? ctcDecode(m.probs, 0, m.steps, m.classes, this.dict) : greedy![i]!;
+      const t = read[i]!;
+      const m = t.ctc;
       if (!t.text.trim()) return;
       const xs = quad.map((p) => p[0]);
       const ys = quad.map((p) => p[1]);
@@ -178,11 +197,13 @@ export class PaddleOcr {
   /**
    * {@link recognize} with the crops of {@link recognizeMatrices} (`batch` per run, default
    * {@link RECOGNITION_BATCH}): the greedy CTC reading of each crop from the model's per-step best class
-   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors.
+   * and its probability (`rec-model.ts`), the same text and confidence as {@link ctcDecode} on the posteriors;
+   * with `keepMatrices`, each crop's posteriors over the MRZ columns too (`ctc`, as {@link recognizeMatrices}
+   * returns them), from the same run.
    */
-  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number } = {}): Promise<{ text: string; confidence: number }[]> {
-    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, 'greedy');
-    return rows.map((r) => greedyDecode(r, this.dict));
+  async recognizeGreedy(img: RgbImage, quads: Quad[], options: { batch?: number; keepMatrices?: boolean } = {}): Promise<{ text: string; confidence: number; ctc?: CtcMatrix }[]> {
+    const rows = await this.recognizeCrops(this.cropsOf(img, quads, 1280), options.batch ?? RECOGNITION_BATCH, options.keepMatrices ? 'greedy+mrz' : 'greedy');
+    return rows.map((r) => ({ ...greedyDecode(r.greedy!, this.dict), ...(r.matrix ? { ctc: r.matrix } : {}) }));
   }
 
   /** Each quad's crop for the recogniser: height 48, width by aspect (at least 8, at most `maxWidth`). */
@@ -197,11 +218,14 @@ export class PaddleOcr {
 
   /**
    * Runs the recogniser on each quad's crop (height 48, width by aspect, at most 1280 px) and returns
-   * the CTC posterior matrix of each: `probs[t * classes + k]` is P(class k at time step t), class 0 the
-   * CTC blank and class k >= 1 the character `dictionary[k - 1]`; a time step covers 8 px of the crop.
+   * the CTC posterior matrix of each over the MRZ columns ({@link mrzColumns}: `probs[t * classes + j]` is
+   * P(class `mrzColumns[j]` at time step t), column 0 the CTC blank; read with {@link mrzMap}), or with `all`
+   * over every class (`probs[t * classes + k]`: class 0 the blank, class k >= 1 the character
+   * `dictionary[k - 1]`); a time step covers 8 px of the crop.
    */
-  async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number; batch?: number } = {}): Promise<CtcMatrix[]> {
-    return this.recognizeCrops(this.cropsOf(img, quads, options.maxWidth ?? 1280), options.batch ?? RECOGNITION_BATCH, 'posteriors');
+  async recognizeMatrices(img: RgbImage, quads: Quad[], options: { maxWidth?: number; batch?: number; all?: boolean } = {}): Promise<CtcMatrix[]> {
+    const rows = await this.recognizeCrops(this.cropsOf(img, quads, options.maxWidth ?? 1280), options.batch ?? RECOGNITION_BATCH, options.all ? 'posteriors' : 'mrz');
+    return rows.map((r) => r.matrix!);
   }
 
   /**
@@ -212,20 +236,21 @@ export class PaddleOcr {
   async recognizeImages(images: readonly RgbImage[]): Promise<{ text: string; confidence: number }[]> {
     const crops = images.map((im) => warpQuad(im, [[0, 0], [im.width, 0], [im.width, im.height], [0, im.height]], Math.max(8, Math.min(1280, Math.round((48 * im.width) / Math.max(1, im.height)))), 48));
     const rows = await this.recognizeCrops(crops, 1, 'greedy');
-    return rows.map((r) => greedyDecode(r, this.dict));
+    return rows.map((r) => greedyDecode(r.greedy!, this.dict));
   }
 
   /**
    * The recogniser on crops of height 48 (`batch` per run, sorted by width and padded to the widest of the
-   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`); each crop's CTC
-   * posteriors, or with `greedy` its per-step best class and probability only.
+   * run), the runs shared between this thread and the helper threads (`rec-helper.ts`); per crop, as `want`
+   * says, its per-step best class and probability (`greedy`), its CTC posteriors over every class
+   * (`posteriors`) or over the MRZ columns only (`mrz`), or the greedy outputs and the MRZ columns (`greedy+mrz`).
    */
-  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors'): Promise<CtcMatrix[]>;
-  private recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'greedy'): Promise<GreedySteps[]>;
-  private async recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors' | 'greedy'): Promise<(CtcMatrix | GreedySteps)[]> {
+  private async recognizeCrops(crops: readonly RgbImage[], batch: number, want: 'posteriors' | 'greedy' | 'mrz' | 'greedy+mrz'): Promise<{ greedy?: GreedySteps; matrix?: CtcMatrix }[]> {
     const order = crops.map((_, i) => i).sort((a, b) => crops[a]!.width - crops[b]!.width);
-    const results: (CtcMatrix | GreedySteps)[] = new Array(crops.length);
-    const fetches = want === 'greedy' ? [REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT] : [this.rec.outputNames[0]!];
+    const results: { greedy?: GreedySteps; matrix?: CtcMatrix }[] = crops.map(() => ({}));
+    const greedy = want === 'greedy' || want === 'greedy+mrz';
+    const matrixOutput = want === 'posteriors' ? REC_PROBS_OUTPUT : want === 'greedy' ? null : REC_MRZ_OUTPUT;
+    const fetches = [...(greedy ? [REC_ARGMAX_OUTPUT, REC_MAX_OUTPUT] : []), ...(matrixOutput ? [matrixOutput] : [])];
     // Batches are fixed by the width order (as PaddleOCR forms them), so each crop's result is the same
     // whichever thread runs its batch; the widest batches go first (the threads finish closer together).
     const units: { idx: number[]; bw: number }[] = [];
@@ -252,16 +277,19 @@ export class PaddleOcr {
       return input;
     };
     const keep = (idx: number[], outs: readonly { data: Float32Array | BigInt64Array; dims: readonly number[] }[]) => {
-      const [, steps, classes] = outs[0]!.dims as number[];
+      const steps = outs[0]!.dims[1]!;
       idx.forEach((ci, b) => {
         // Time steps past the crop's own width only saw padding.
-        const own = Math.min(steps!, Math.ceil(crops[ci]!.width / 8));
-        if (want === 'greedy') {
-          const start = b * steps!;
-          results[ci] = { steps: own, best: (outs[0]!.data as BigInt64Array).subarray(start, start + own), probs: (outs[1]!.data as Float32Array).subarray(start, start + own) };
-        } else {
-          const start = b * steps! * classes!;
-          results[ci] = { steps: own, classes: classes!, probs: (outs[0]!.data as Float32Array).subarray(start, start + own * classes!) };
+        const own = Math.min(steps, Math.ceil(crops[ci]!.width / 8));
+        if (greedy) {
+          const start = b * steps;
+          results[ci]!.greedy = { steps: own, best: (outs[0]!.data as BigInt64Array).subarray(start, start + own), probs: (outs[1]!.data as Float32Array).subarray(start, start + own) };
+        }
+        if (matrixOutput) {
+          const m = outs[greedy ? 2 : 0]!;
+          const classes = m.dims[2]!;
+          const start = b * steps * classes;
+          results[ci]!.matrix = { steps: own, classes, probs: (m.data as Float32Array).subarray(start, start + own * classes) };
         }
       });
     };

@@ -43,10 +43,12 @@ export class RecHelper {
    * Starts the thread and resolves once its session is loaded.
    * @param modelPath the recogniser's `.onnx` file (loaded with its greedy outputs, `rec-model.ts`)
    * @param intraOpThreads ONNX Runtime intra-op threads of the helper's session (1: the parallelism is the helper)
+   * @param mrzColumns the classes of the model's MRZ output (`rec-model.ts`; the caller's own session must have the same)
+   * @param fused load the model with its element-wise operators fused (`onnx-fuse.ts`; as the caller's own session)
    * @throws Error when the thread or the session fails to start
    */
-  static async start(modelPath: string, intraOpThreads = 1): Promise<RecHelper> {
-    const worker = new Worker(fileURLToPath(new URL('./rec-helper-entry.mjs', import.meta.url)), { workerData: { modelPath, intraOpThreads } });
+  static async start(modelPath: string, intraOpThreads = 1, mrzColumns?: readonly number[], fused = false): Promise<RecHelper> {
+    const worker = new Worker(fileURLToPath(new URL('./rec-helper-entry.mjs', import.meta.url)), { workerData: { modelPath, intraOpThreads, mrzColumns, fused } });
     worker.unref();
     await new Promise<void>((resolve, reject) => {
       const onMessage = (m: Answer) => {
@@ -71,7 +73,7 @@ export class RecHelper {
   /**
    * Runs the recogniser on one input tensor (NCHW float32, N crops of height 48); the input's buffer is
    * transferred (unusable by the caller afterwards).
-   * @param fetches the outputs wanted, by name (`rec-model.ts`: the posteriors, or the greedy class and probability)
+   * @param fetches the outputs wanted, by name (`rec-model.ts`: the posteriors, the greedy class and probability, the MRZ columns)
    * @returns those outputs, in the order asked, with their dims
    * @throws Error when the session fails or the thread is gone
    */

@@ -5,15 +5,23 @@
  * (one value each per time step instead of 6,625 posteriors: the posteriors are neither copied out of ONNX
  * Runtime nor scanned in JavaScript); the posterior output is still there for the MRZ decoders.
  *
- * The two nodes and outputs are appended to the model's bytes as a second `graph` field: in the protobuf
+ * A third added output, {@link REC_MRZ_OUTPUT}, is the posteriors of a few classes only (a `Gather` over the
+ * class axis, the indices a graph initializer): the MRZ decoders read the blank and the classes the MRZ
+ * alphabet takes its mass from (`mrz-posteriors.ts`, about 70 of 6,625), so an INE back's MRZ rows fetch
+ * ~1 % of the posteriors (issue 18, OCR time, fourth pass).
+ *
+ * The nodes and outputs are appended to the model's bytes as a second `graph` field: in the protobuf
  * encoding a repeated occurrence of a message field is merged into the first one, its repeated fields
- * (`node`, `output`) appended (ONNX `onnx.proto`: ModelProto.graph = 7, GraphProto.node = 1,
- * GraphProto.output = 12, NodeProto input/output/name/op_type/attribute = 1/2/3/4/5, AttributeProto
- * name/i/ints/type = 1/3/8/20, ValueInfoProto name/type = 1/2, TypeProto.tensor_type = 1,
- * TypeProto.Tensor.elem_type = 1). The model's opset is 9: `ArgMax` (axis, keepdims; the first index of
- * the maximum, as a strict `>` scan finds it) and `ReduceMax` (axes, keepdims) take attributes.
+ * (`node`, `initializer`, `output`) appended (ONNX `onnx.proto`: ModelProto.graph = 7, GraphProto.node = 1,
+ * GraphProto.initializer = 5, GraphProto.output = 12, NodeProto input/output/name/op_type/attribute =
+ * 1/2/3/4/5, AttributeProto name/i/ints/type = 1/3/8/20, TensorProto dims/data_type/name/raw_data =
+ * 1/2/8/9, ValueInfoProto name/type = 1/2, TypeProto.tensor_type = 1, TypeProto.Tensor.elem_type = 1).
+ * The model's opset is 9: `ArgMax` (axis, keepdims; the first index of the maximum, as a strict `>` scan
+ * finds it), `ReduceMax` (axes, keepdims) and `Gather` (axis) take attributes; its IR version is 8, so an
+ * initializer need not be a graph input.
  */
 import { readFileSync } from 'node:fs';
+import { fuseElementwise } from './onnx-fuse.ts';
 
 /** The model's posterior output (`[N, steps, classes]`, softmax over the classes). */
 export const REC_PROBS_OUTPUT = 'softmax_11.tmp_0';
@@ -21,6 +29,9 @@ export const REC_PROBS_OUTPUT = 'softmax_11.tmp_0';
 export const REC_ARGMAX_OUTPUT = 'sello_greedy_class';
 /** Added output: per crop and time step, the probability of that class (float32 `[N, steps]`). */
 export const REC_MAX_OUTPUT = 'sello_greedy_prob';
+/** Added output: per crop and time step, the probabilities of the classes given to {@link withGreedyOutputs} (float32 `[N, steps, columns]`). */
+export const REC_MRZ_OUTPUT = 'sello_mrz_probs';
+const MRZ_COLUMNS_INIT = 'sello_mrz_columns';
 
 function varint(n: number): number[] {
   const out: number[] = [];
@@ -42,23 +53,46 @@ const ATTR_INTS = 7;
 const ELEM_FLOAT = 1;
 const ELEM_INT64 = 7;
 
-function node(op: string, input: string, output: string, attrs: number[][]): number[] {
-  return bytes(1, [...text(1, input), ...text(2, output), ...text(3, output), ...text(4, op), ...attrs.flatMap((a) => bytes(5, a))]);
+function node(op: string, input: string | string[], output: string, attrs: number[][]): number[] {
+  const inputs = typeof input === 'string' ? [input] : input;
+  return bytes(1, [...inputs.flatMap((i) => text(1, i)), ...text(2, output), ...text(3, output), ...text(4, op), ...attrs.flatMap((a) => bytes(5, a))]);
+}
+/** A 1-D int64 initializer (little-endian `raw_data`). */
+function int64Initializer(name: string, values: readonly number[]): number[] {
+  const raw = Buffer.alloc(8 * values.length);
+  values.forEach((v, i) => raw.writeBigInt64LE(BigInt(v), 8 * i));
+  return bytes(5, [...int(1, values.length), ...int(2, ELEM_INT64), ...text(8, name), ...bytes(9, [...raw])]);
 }
 const output = (name: string, elem: number) => bytes(12, [...text(1, name), ...bytes(2, bytes(1, int(1, elem)))]);
 
-/** `model` (ONNX bytes) with the {@link REC_ARGMAX_OUTPUT} and {@link REC_MAX_OUTPUT} outputs over the class axis (2) of {@link REC_PROBS_OUTPUT}. */
-export function withGreedyOutputs(model: Uint8Array): Uint8Array {
+/**
+ * `model` (ONNX bytes) with the {@link REC_ARGMAX_OUTPUT} and {@link REC_MAX_OUTPUT} outputs over the class axis (2)
+ * of {@link REC_PROBS_OUTPUT}, and, when `mrzColumns` is given (class indices, 0 = blank; non-empty), the
+ * {@link REC_MRZ_OUTPUT} output: those columns of the posteriors, in that order.
+ */
+export function withGreedyOutputs(model: Uint8Array, mrzColumns?: readonly number[]): Uint8Array {
+  const gather = mrzColumns?.length
+    ? [
+        ...int64Initializer(MRZ_COLUMNS_INIT, mrzColumns),
+        ...node('Gather', [REC_PROBS_OUTPUT, MRZ_COLUMNS_INIT], REC_MRZ_OUTPUT, [[...text(1, 'axis'), ...int(3, 2), ...int(20, ATTR_INT)]]),
+        ...output(REC_MRZ_OUTPUT, ELEM_FLOAT),
+      ]
+    : [];
   const graph = [
     ...node('ArgMax', REC_PROBS_OUTPUT, REC_ARGMAX_OUTPUT, [[...text(1, 'axis'), ...int(3, 2), ...int(20, ATTR_INT)], [...text(1, 'keepdims'), ...int(3, 0), ...int(20, ATTR_INT)]]),
     ...node('ReduceMax', REC_PROBS_OUTPUT, REC_MAX_OUTPUT, [[...text(1, 'axes'), ...int(8, 2), ...int(20, ATTR_INTS)], [...text(1, 'keepdims'), ...int(3, 0), ...int(20, ATTR_INT)]]),
     ...output(REC_ARGMAX_OUTPUT, ELEM_INT64),
     ...output(REC_MAX_OUTPUT, ELEM_FLOAT),
+    ...gather,
   ];
   return Buffer.concat([model, Buffer.from(bytes(7, graph))]);
 }
 
-/** The recogniser model file at `modelPath` with the greedy outputs ({@link withGreedyOutputs}). */
-export function loadRecModel(modelPath: string): Uint8Array {
-  return withGreedyOutputs(readFileSync(modelPath));
+/**
+ * The recogniser model file at `modelPath` with the greedy outputs and, given `mrzColumns`, the MRZ columns
+ * ({@link withGreedyOutputs}); with `fused`, its element-wise operators fused first (`onnx-fuse.ts`).
+ */
+export function loadRecModel(modelPath: string, mrzColumns?: readonly number[], fused = false): Uint8Array {
+  const bytes = readFileSync(modelPath);
+  return withGreedyOutputs(fused ? fuseElementwise(bytes).model : bytes, mrzColumns);
 }

@@ -26,7 +26,7 @@ describe('OCR settings', () => {
 
   it('each OCR variable of the configuration reaches its setting', () => {
     configure(loadConfig({ OCR_ONNX_THREADS: '2', OCR_DET_THREADS: '2', OCR_REC_THREADS: '1', OCR_TESSERACT_WORKERS: '3', OCR_DET_MAX_SIDE: '1280', OCR_MRZ_DET_MAX_SIDE: '800', OCR_SPANISH_REREAD: '0', OCR_MRZ_DECODER: 'greedy', OCR_MRZ_ROW_SCALES: '1, 1.3' }));
-    expect(ocrSettings()).toEqual({ onnxThreads: 2, detThreads: 2, recThreads: 1, tesseractWorkers: 3, detMaxSide: 1280, mrzDetMaxSide: 800, spanishReread: false, mrzDecoder: 'greedy', mrzRowScales: [1, 1.3], recBatch: DEFAULT_OCR_SETTINGS.recBatch });
+    expect(ocrSettings()).toEqual({ onnxThreads: 2, detThreads: 2, recThreads: 1, tesseractWorkers: 3, detMaxSide: 1280, mrzDetMaxSide: 800, spanishReread: false, mrzDecoder: 'greedy', mrzRowScales: [1, 1.3], recBatch: DEFAULT_OCR_SETTINGS.recBatch, fusedModels: DEFAULT_OCR_SETTINGS.fusedModels });
   });
 
   it('rejects invalid values, in the configuration and in the settings', () => {
