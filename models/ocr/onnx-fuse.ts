@@ -24,77 +24,8 @@
  * output / name / op_type / attribute = 1 / 2 / 3 / 4 / 5; AttributeProto name / f / t / type = 1 / 2 / 5 / 20;
  * TensorProto dims / data_type / name / raw_data = 1 / 2 / 8 / 9 (data_type 1 = float32).
  */
+import { decodeText, fields, floatField, intField, lenField, textField } from './protobuf-wire.ts';
 
-interface Field {
-  field: number;
-  wire: number;
-  /** varint value (wire 0) */
-  int: number;
-  /** bytes of a length-delimited or fixed field */
-  bytes: Uint8Array;
-  /** the whole field as encoded (key included) */
-  raw: Uint8Array;
-}
-
-function readVarint(b: Uint8Array, at: number): [number, number] {
-  let v = 0;
-  let mul = 1;
-  let i = at;
-  for (;;) {
-    const c = b[i++]!;
-    v += (c & 0x7f) * mul;
-    if (c < 0x80) return [v, i];
-    mul *= 128;
-  }
-}
-
-function fields(b: Uint8Array): Field[] {
-  const out: Field[] = [];
-  let i = 0;
-  while (i < b.length) {
-    const start = i;
-    const [key, a] = readVarint(b, i);
-    i = a;
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    let int = 0;
-    let bytes: Uint8Array = new Uint8Array(0);
-    if (wire === 0) [int, i] = readVarint(b, i);
-    else if (wire === 2) {
-      const [len, c] = readVarint(b, i);
-      bytes = b.subarray(c, c + len);
-      i = c + len;
-    } else if (wire === 5) {
-      bytes = b.subarray(i, i + 4);
-      i += 4;
-    } else if (wire === 1) {
-      bytes = b.subarray(i, i + 8);
-      i += 8;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-    out.push({ field, wire, int, bytes, raw: b.subarray(start, i) });
-  }
-  return out;
-}
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  let v = n;
-  while (v > 0x7f) {
-    out.push((v % 128) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-  return out;
-}
-const lenField = (field: number, body: Uint8Array): Uint8Array => Buffer.concat([Buffer.from([...varint(field * 8 + 2), ...varint(body.length)]), body]);
-const textField = (field: number, s: string) => lenField(field, Buffer.from(s, 'utf8'));
-const intField = (field: number, v: number) => Buffer.from([...varint(field * 8), ...varint(v)]);
-const floatField = (field: number, v: number) => {
-  const b = Buffer.alloc(4);
-  b.writeFloatLE(v);
-  return Buffer.concat([Buffer.from(varint(field * 8 + 5)), b]);
-};
-const decode = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
 interface Node {
   inputs: string[];
@@ -107,10 +38,10 @@ interface Node {
 function parseNode(b: Uint8Array): Node {
   const n: Node = { inputs: [], outputs: [], op: '', rest: [] };
   for (const f of fields(b)) {
-    if (f.field === 1) n.inputs.push(decode(f.bytes));
-    else if (f.field === 2) n.outputs.push(decode(f.bytes));
+    if (f.field === 1) n.inputs.push(decodeText(f.bytes));
+    else if (f.field === 2) n.outputs.push(decodeText(f.bytes));
     else {
-      if (f.field === 4) n.op = decode(f.bytes);
+      if (f.field === 4) n.op = decodeText(f.bytes);
       n.rest.push(f.raw);
     }
   }
@@ -130,7 +61,7 @@ function constantValue(n: Node): { dims: number[]; values: Float32Array } | null
     const [f] = fields(r);
     if (f!.field !== 5) continue;
     const attr = fields(f!.bytes);
-    if (decode(attr.find((a) => a.field === 1)?.bytes ?? new Uint8Array()) !== 'value') continue;
+    if (decodeText(attr.find((a) => a.field === 1)?.bytes ?? new Uint8Array()) !== 'value') continue;
     const t = attr.find((a) => a.field === 5);
     if (!t) return null;
     const tf = fields(t.bytes);
@@ -159,7 +90,7 @@ function clipBounds(n: Node, constant: (name: string) => Float32Array | null): [
     const [f] = fields(r);
     if (f!.field !== 5) continue;
     const attr = fields(f!.bytes);
-    const name = decode(attr.find((a) => a.field === 1)?.bytes ?? new Uint8Array());
+    const name = decodeText(attr.find((a) => a.field === 1)?.bytes ?? new Uint8Array());
     const v = attr.find((a) => a.field === 2);
     if (!v) continue;
     const x = new DataView(v.bytes.buffer, v.bytes.byteOffset, 4).getFloat32(0, true);
@@ -194,7 +125,7 @@ export function fuseElementwise(model: Uint8Array): { model: Uint8Array; report:
   if (!graphField) return { model, report: { affine: 0, hardSwish: 0, affineNorm: 0 } };
   const graphFields = fields(graphField.bytes);
   let nodes = graphFields.filter((f) => f.field === 1).map((f) => parseNode(f.bytes));
-  const graphOutputs = new Set(graphFields.filter((f) => f.field === 12).map((f) => decode(fields(f.bytes).find((x) => x.field === 1)?.bytes ?? new Uint8Array())));
+  const graphOutputs = new Set(graphFields.filter((f) => f.field === 12).map((f) => decodeText(fields(f.bytes).find((x) => x.field === 1)?.bytes ?? new Uint8Array())));
   const producer = new Map<string, Node>();
   const consumers = new Map<string, Node[]>();
   const index = () => {

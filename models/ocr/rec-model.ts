@@ -22,6 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fuseElementwise } from './onnx-fuse.ts';
+import { intField, lenField, textField } from './protobuf-wire.ts';
 
 /** The model's posterior output (`[N, steps, classes]`, softmax over the classes). */
 export const REC_PROBS_OUTPUT = 'softmax_11.tmp_0';
@@ -33,37 +34,29 @@ export const REC_MAX_OUTPUT = 'sello_greedy_prob';
 export const REC_MRZ_OUTPUT = 'sello_mrz_probs';
 const MRZ_COLUMNS_INIT = 'sello_mrz_columns';
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  let v = n;
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-  return out;
-}
-const key = (field: number, wire: number) => varint(field * 8 + wire);
-const bytes = (field: number, body: readonly number[]) => [...key(field, 2), ...varint(body.length), ...body];
-const text = (field: number, s: string) => bytes(field, [...Buffer.from(s, 'utf8')]);
-const int = (field: number, v: number) => [...key(field, 0), ...varint(v)];
-
 const ATTR_INT = 2;
 const ATTR_INTS = 7;
 const ELEM_FLOAT = 1;
 const ELEM_INT64 = 7;
 
-function node(op: string, input: string | string[], output: string, attrs: number[][]): number[] {
+const cat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
+/** An INT attribute, or INTS from an array (AttributeProto name 1, i 3, ints 8, type 20). */
+const attr = (name: string, v: number | number[]) =>
+  typeof v === 'number' ? cat(textField(1, name), intField(3, v), intField(20, ATTR_INT)) : cat(textField(1, name), ...v.map((x) => intField(8, x)), intField(20, ATTR_INTS));
+
+/** A graph `node` field whose name is its output. */
+function node(op: string, input: string | string[], output: string, attrs: Uint8Array[]): Uint8Array {
   const inputs = typeof input === 'string' ? [input] : input;
-  return bytes(1, [...inputs.flatMap((i) => text(1, i)), ...text(2, output), ...text(3, output), ...text(4, op), ...attrs.flatMap((a) => bytes(5, a))]);
+  return lenField(1, cat(...inputs.map((i) => textField(1, i)), textField(2, output), textField(3, output), textField(4, op), ...attrs.map((a) => lenField(5, a))));
 }
-/** A 1-D int64 initializer (little-endian `raw_data`). */
-function int64Initializer(name: string, values: readonly number[]): number[] {
+/** A graph `initializer` field: a 1-D int64 tensor (little-endian `raw_data`). */
+function int64Initializer(name: string, values: readonly number[]): Uint8Array {
   const raw = Buffer.alloc(8 * values.length);
   values.forEach((v, i) => raw.writeBigInt64LE(BigInt(v), 8 * i));
-  return bytes(5, [...int(1, values.length), ...int(2, ELEM_INT64), ...text(8, name), ...bytes(9, [...raw])]);
+  return lenField(5, cat(intField(1, values.length), intField(2, ELEM_INT64), textField(8, name), lenField(9, raw)));
 }
-const output = (name: string, elem: number) => bytes(12, [...text(1, name), ...bytes(2, bytes(1, int(1, elem)))]);
+/** A graph `output` field: a tensor of element type `elem`, shape left open. */
+const output = (name: string, elem: number) => lenField(12, cat(textField(1, name), lenField(2, lenField(1, intField(1, elem)))));
 
 /**
  * `model` (ONNX bytes) with the {@link REC_ARGMAX_OUTPUT} and {@link REC_MAX_OUTPUT} outputs over the class axis (2)
@@ -72,20 +65,16 @@ const output = (name: string, elem: number) => bytes(12, [...text(1, name), ...b
  */
 export function withGreedyOutputs(model: Uint8Array, mrzColumns?: readonly number[]): Uint8Array {
   const gather = mrzColumns?.length
-    ? [
-        ...int64Initializer(MRZ_COLUMNS_INIT, mrzColumns),
-        ...node('Gather', [REC_PROBS_OUTPUT, MRZ_COLUMNS_INIT], REC_MRZ_OUTPUT, [[...text(1, 'axis'), ...int(3, 2), ...int(20, ATTR_INT)]]),
-        ...output(REC_MRZ_OUTPUT, ELEM_FLOAT),
-      ]
+    ? [int64Initializer(MRZ_COLUMNS_INIT, mrzColumns), node('Gather', [REC_PROBS_OUTPUT, MRZ_COLUMNS_INIT], REC_MRZ_OUTPUT, [attr('axis', 2)]), output(REC_MRZ_OUTPUT, ELEM_FLOAT)]
     : [];
-  const graph = [
-    ...node('ArgMax', REC_PROBS_OUTPUT, REC_ARGMAX_OUTPUT, [[...text(1, 'axis'), ...int(3, 2), ...int(20, ATTR_INT)], [...text(1, 'keepdims'), ...int(3, 0), ...int(20, ATTR_INT)]]),
-    ...node('ReduceMax', REC_PROBS_OUTPUT, REC_MAX_OUTPUT, [[...text(1, 'axes'), ...int(8, 2), ...int(20, ATTR_INTS)], [...text(1, 'keepdims'), ...int(3, 0), ...int(20, ATTR_INT)]]),
-    ...output(REC_ARGMAX_OUTPUT, ELEM_INT64),
-    ...output(REC_MAX_OUTPUT, ELEM_FLOAT),
+  const graph = cat(
+    node('ArgMax', REC_PROBS_OUTPUT, REC_ARGMAX_OUTPUT, [attr('axis', 2), attr('keepdims', 0)]),
+    node('ReduceMax', REC_PROBS_OUTPUT, REC_MAX_OUTPUT, [attr('axes', [2]), attr('keepdims', 0)]),
+    output(REC_ARGMAX_OUTPUT, ELEM_INT64),
+    output(REC_MAX_OUTPUT, ELEM_FLOAT),
     ...gather,
-  ];
-  return Buffer.concat([model, Buffer.from(bytes(7, graph))]);
+  );
+  return cat(model, lenField(7, graph));
 }
 
 /**
