@@ -99,6 +99,14 @@ function foldCall(targets: CallTargets, statusCode: number, responseTime: number
   m.by_service[targets.service] = (m.by_service[targets.service] ?? 0) + 1;
 }
 
+/**
+ * A number naming call `i`'s (minute, endpoint) pair within batch `d` (`minute`: the call's instant floored
+ * to the minute, epoch ms); exact, as minutes since 1970 times the batch's string count stay under 2^53.
+ */
+function minuteEndpointKey(d: ApiCallsRecorded['data'], i: number, minute: number): number {
+  return (minute / 60_000) * d.strings.length + d.endpoint[i]!;
+}
+
 function eventTime(e: RecordedEvent): number {
   const d = e.data as Record<string, unknown>;
   const t = d.created_at ?? d.reserved_at ?? d.committed_at ?? d.released_at ?? d.granted_at ?? d.changed_at ?? d.updated_at ?? d.deleted_at ?? d.notified_at;
@@ -123,7 +131,7 @@ export const usageAnalyticsProjection: Projection = {
     const alertList = await cols.alerts.find({ tenant_id: { $in: tenantIds } });
     // A tenant with alerts (stored, or created in this batch) has its batch events folded call by call, as
     // if each call had its own event: its alerts are evaluated after every call, as before. Every other
-    // tenant's batch events are folded column by column ({@link foldCallBatch}): same documents, same sums
+    // tenant's batch events are folded from their columns (`case 'ApiCallsRecorded'` below, {@link foldCall}): same documents, same sums
     // in the same order, without an object and an ISO 8601 text per call (issue 18).
     const callByCall = new Set(alertList.map((a) => a.tenant_id));
     for (const e of logged) if (ALERT_EVENT_TYPES.includes(e.type as never) && tenantOf(e)) callByCall.add(tenantOf(e)!);
@@ -166,7 +174,7 @@ export const usageAnalyticsProjection: Projection = {
         const seen = new Set<number>();
         for (let i = 0; i < d.created_at.length; i++) {
           const minute = floorTo(d.created_at[i]!, 60_000);
-          const k = (minute / 60_000) * d.strings.length + d.endpoint[i]!; // exact: < 2^53
+          const k = minuteEndpointKey(d, i, minute);
           if (seen.has(k)) continue;
           seen.add(k);
           callIds(t, d.strings[d.endpoint[i]!]!, minute);
@@ -345,7 +353,7 @@ export const usageAnalyticsProjection: Projection = {
           const byMinute = new Map<number, CallTargets>();
           for (let i = 0; i < d.created_at.length; i++) {
             const minute = floorTo(d.created_at[i]!, 60_000);
-            const k = (minute / 60_000) * d.strings.length + d.endpoint[i]!; // exact: < 2^53
+            const k = minuteEndpointKey(d, i, minute);
             let targets = byMinute.get(k);
             if (!targets) byMinute.set(k, (targets = targetsOf(t, d.strings[d.endpoint[i]!]!, minute)));
             foldCall(targets, d.status_code[i]!, d.response_time[i]!, d.credits_charged[i]!);

@@ -76,10 +76,10 @@ export function asSingleCallEvents(events: readonly RecordedEvent[], expand: (ba
  * followed by `.` and the index. Keys are stable across replays (idempotent) and increasing in log
  * order, so inserts append to the key index instead of landing at random places as UUID keys would.
  */
-export function callKey(c: LoggedCall): { key: string; id: string } {
-  const at = String(c.event.globalPosition).padStart(16, '0');
-  if (c.index < 0) return { key: at, id: c.event.eventId };
-  return { key: `${at}.${String(c.index).padStart(6, '0')}`, id: `${c.event.eventId}.${c.index}` };
+export function callKey(event: RecordedEvent, index: number): { key: string; id: string } {
+  const at = String(event.globalPosition).padStart(16, '0');
+  if (index < 0) return { key: at, id: event.eventId };
+  return { key: `${at}.${String(index).padStart(6, '0')}`, id: `${event.eventId}.${index}` };
 }
 
 /** Projects the calls of the usage events (`ApiCallRecorded`, `ApiCallsRecorded`) into `usage_events`, one row per call (keys: {@link callKey}). */
@@ -95,7 +95,7 @@ export const usageEventsProjection: Projection = {
     for (const e of events) {
       if (e.type === 'ApiCallRecorded') {
         const d = (e as unknown as ApiCallRecorded).data;
-        const { key, id } = callKey({ event: e, index: -1, data: d });
+        const { key, id } = callKey(e, -1);
         rows.push([key, usageRecord(id, d.tenant_id, d.key_id, d.endpoint, serviceGroup(d.endpoint), d.method, d.status_code, d.response_time, d.created_at, d.request_size, d.response_size, d.ip_address, d.user_agent, d.credits_charged, d.request_id)]);
       } else if (e.type === 'ApiCallsRecorded') batchRows(e, (e as unknown as ApiCallsRecorded).data, rows);
     }
@@ -113,7 +113,6 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
   const s = d.strings;
   const text = (k: number): string | null => (k < 0 ? null : s[k]!);
   const services = new Map<number, string>();
-  const at = String(e.globalPosition).padStart(16, '0');
   let lastMs = Number.NaN;
   let lastIso = '';
   for (let i = 0; i < d.request_id.length; i++) {
@@ -125,9 +124,10 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
     const ep = d.endpoint[i]!;
     let service = services.get(ep);
     if (service === undefined) services.set(ep, (service = serviceGroup(s[ep]!)));
+    const { key, id } = callKey(e, i);
     rows.push([
-      `${at}.${String(i).padStart(6, '0')}`,
-      usageRecord(`${e.eventId}.${i}`, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, s[d.ip_address[i]!]!, text(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
+      key,
+      usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, s[d.ip_address[i]!]!, text(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
     ]);
   }
 }

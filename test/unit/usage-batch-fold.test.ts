@@ -105,7 +105,7 @@ describe('usage projections fold batch events from their columns', () => {
     const oracle = loggedCalls(log).map((c) => {
       const d = c.data;
       return {
-        id: callKey(c).id, tenant_id: d.tenant_id, user_id: d.tenant_id, key_id: d.key_id, endpoint: d.endpoint, service: serviceGroup(d.endpoint), method: d.method,
+        id: callKey(c.event, c.index).id, tenant_id: d.tenant_id, user_id: d.tenant_id, key_id: d.key_id, endpoint: d.endpoint, service: serviceGroup(d.endpoint), method: d.method,
         status_code: d.status_code, response_time: d.response_time, created_at: d.created_at, request_size: d.request_size, response_size: d.response_size,
         ip_address: d.ip_address, user_agent: d.user_agent, credits_charged: d.credits_charged, request_id: d.request_id,
       };
@@ -115,7 +115,7 @@ describe('usage projections fold batch events from their columns', () => {
     // Row keys follow the log (callKey): the store's primary key order is log order.
     const store = new SqliteReadModelStore(path.join(dir, 'rows.sqlite'));
     const c = await store.collection(USAGE_COLLECTION);
-    const byKey = await c.getMany(loggedCalls(log).map((x) => callKey(x).key));
+    const byKey = await c.getMany(loggedCalls(log).map((x) => callKey(x.event, x.index).key));
     expect(byKey.size).toBe(oracle.length);
     await store.close();
   });
