@@ -81,13 +81,15 @@ export class PaddleOcr {
     private readonly dict: string[],
     /** Threads that recognise beside this one (`rec-helper.ts`); empty: every crop in this thread. */
     private readonly helpers: RecHelper[] = [],
+    /** `mrzClassMap(dict)`: computed once in {@link load}, which also derives the recogniser's MRZ output from it. */
+    classMap: number[][],
     /**
      * The classes of the recogniser's MRZ output (`rec-model.ts` {@link REC_MRZ_OUTPUT}): the blank (0) and every
      * class an MRZ character takes its mass from (`mrz-posteriors.ts`), ascending.
      */
-    readonly mrzColumns: readonly number[] = mrzColumnsOf(mrzClassMap(dict)),
+    readonly mrzColumns: readonly number[] = mrzColumnsOf(classMap),
   ) {
-    this.mrzMap = mrzColumnMap(mrzClassMap(dict), this.mrzColumns);
+    this.mrzMap = mrzColumnMap(classMap, this.mrzColumns);
   }
 
   /**
@@ -125,11 +127,12 @@ export class PaddleOcr {
     dict.push(' '); // use_space_char=True in PP-OCRv4's config
     // The recogniser with its greedy outputs and MRZ columns (`rec-model.ts`): a greedy reading fetches two
     // values per time step, an MRZ row the ~70 columns its decoders read.
-    const columns = mrzColumnsOf(mrzClassMap(dict));
+    const classMap = mrzClassMap(dict);
+    const columns = mrzColumnsOf(classMap);
     const rec = await ort.InferenceSession.create(loadRecModel(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), columns, fused), opts(threads));
     const started = await Promise.allSettled(Array.from({ length: Math.max(0, recThreads - 1) }, () => RecHelper.start(path.join(dir, 'ch_PP-OCRv4_rec_infer.onnx'), threads, columns, fused)));
     const helpers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    return new PaddleOcr(ort, det, rec, dict, helpers, columns);
+    return new PaddleOcr(ort, det, rec, dict, helpers, classMap, columns);
   }
 
   /** Detects text boxes then recognises each; lines sorted top-to-bottom, left-to-right. */
