@@ -165,11 +165,14 @@ export function looksLikeBill(lines: readonly OcrLine[]): boolean {
  * @throws OcrError `wrong_side` (a back sent as front or vice versa), `wrong_document_type` (a bill or a passport)
  */
 export function buildIneResult(frontLines: readonly OcrLine[], backLines: readonly OcrLine[] | null, today: string): IdentityResult<IneFields> {
+  // A passport data page (a TD3 machine-readable zone, which no voter credential carries) is refused before
+  // any field is read: a Mexican passport prints the holder's CURP, and a Czech specimen's page yielded a
+  // CURP-shaped token, so the field test below alone let both through as a credential.
+  if (findTd3Lines(frontLines).length && !looksLikeIneFront(frontLines)) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
   const front = parseIneFront(frontLines);
   // Without a CURP or clave de elector, name rows alone do not make a credential: a bill has a holder's name too.
   if (!front.curp && !front.claveElector && (front.nameRows.length === 0 || looksLikeBill(frontLines))) {
     if (findTd1Lines(frontLines).length) throw new OcrError('wrong_side', 'The front image shows the back of the credential (MRZ); send the side with the photo as front.');
-    if (findTd3Lines(frontLines).length) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
     if (looksLikeBill(frontLines)) throw new OcrError('wrong_document_type', 'The image is a utility bill, not a voter credential; use /v1/ocr/extract/document.');
     throw new OcrError('wrong_document_type', 'No voter-credential fields (NOMBRE, CURP, CLAVE DE ELECTOR) were found on the front image.');
   }

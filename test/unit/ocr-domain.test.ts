@@ -194,6 +194,10 @@ describe('INE composition', () => {
     // A bill's holder block reads as name rows; without a CURP or clave it is still a bill.
     const billWithHolder = L([['NOMBRE DEL CLIENTE', 10, 10], ['MARÍA REYES AGUILAR', 10, 40], ['DOMICILIO', 10, 70], ['PRIV ALLENDE 12', 10, 100], ['TOTAL A PAGAR', 400, 10], ['$1,234.00', 600, 10], ['PERIODO FACTURADO', 400, 40], ['01 ENE 24 - 29 FEB 24', 650, 40]]);
     expect(err(() => buildIneResult(billWithHolder, null, '2026-06-01'))).toBe('wrong_document_type');
+    // A Mexican passport's data page prints the CURP; its TD3 zone still makes it a passport, not a credential.
+    const td3 = buildTd3({ documentCode: 'P', issuingState: 'MEX', primaryIdentifier: 'GARCIA LOPEZ', secondaryIdentifier: 'MARIA', documentNumber: 'G12345678', nationality: 'MEX', dateOfBirth: '850315', sex: 'F', dateOfExpiry: '310101' });
+    const passport = L([['Apellidos / Surname', 400, 100], ['GARCÍA LÓPEZ', 400, 128], ['Nombres / Given names', 400, 170], ['MARÍA', 400, 198], ['CURP', 400, 240], ['GALM850315MDFRPR06', 400, 268], [td3[0], 20, 600], [td3[1], 20, 650]]);
+    expect(err(() => buildIneResult(passport, null, '2026-06-01'))).toBe('wrong_document_type');
   });
 
   it('finds the TD1 rows among back lines with CJK look-alike glyphs', () => {
