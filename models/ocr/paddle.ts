@@ -80,7 +80,7 @@ export class PaddleOcr {
     private readonly rec: InferenceSession,
     private readonly dict: string[],
     /** Threads that recognise beside this one (`rec-helper.ts`); empty: every crop in this thread. */
-    private readonly helpers: RecHelper[] = [],
+    private readonly helpers: RecHelper[],
     /** `mrzClassMap(dict)`: computed once in {@link load}, which also derives the recogniser's MRZ output from it. */
     classMap: number[][],
     /**
