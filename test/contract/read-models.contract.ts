@@ -42,9 +42,12 @@ export function readModelContract(name: string, factory: () => Promise<ReadModel
       expect((await c.getMany([])).size).toBe(0);
       const entries: Array<[string, Row]> = Array.from({ length: 1203 }, (_, i) => [`k${i}`, { tenant_id: 't', n: i, at: 'x', ok: i % 2 === 0 }]);
       entries.push(['k7', { tenant_id: 't', n: -7, at: 'y', ok: false }]);
+      // A repeated id among the first rows (one multi-row statement in the SQLite adapter): the later document wins.
+      entries.splice(10, 0, ['k3', { tenant_id: 't', n: -3, at: 'y', ok: false }]);
       await c.putMany(entries);
       expect(await c.count()).toBe(1203);
       expect((await c.get('k7'))?.n).toBe(-7);
+      expect((await c.get('k3'))?.n).toBe(-3);
       const got = await c.getMany(['k0', 'k1202', 'missing', 'k0', 'k7']);
       expect([...got.keys()].sort()).toEqual(['k0', 'k1202', 'k7']);
       expect(got.get('k1202')).toEqual({ tenant_id: 't', n: 1202, at: 'x', ok: true });

@@ -13,6 +13,13 @@ const dialect: Dialect = {
   present: (name) => `json_type(doc, '$.${name}') IS NOT NULL AND json_type(doc, '$.${name}') <> 'null'`,
 };
 
+/**
+ * Rows per statement of `putMany` (100 bound parameters, far under SQLite's limit of 32,766). On 300,000
+ * usage rows of ~450 bytes with the `(tenant_id, created_at)` JSON index, in batches of 1,000: 5.0 us of CPU
+ * per row one statement per row, 3.85 at 10 rows, 3.75 at 50 (issue 18, the usage-writer thread's cost).
+ */
+const PUT_MANY_ROWS = 50;
+
 /** A promise-chain mutex: writes and transactions run one at a time on the single connection. */
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
@@ -89,7 +96,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     const prep = <P extends unknown[], R>(sql: string) => this.prep<P, R>(sql);
     const write = <R>(fn: () => R) => this.write(fn);
     const get = prep<[string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ?`);
-    const put = prep<[string, string], unknown>(`INSERT INTO ${table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`);
+    const upsert = (rows: number) => `INSERT INTO ${table} (id, doc) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')} ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`;
+    const put = prep<[string, string], unknown>(upsert(1));
     const del = prep<[string], unknown>(`DELETE FROM ${table} WHERE id = ?`);
     return {
       async get(id) {
@@ -109,9 +117,24 @@ export class SqliteReadModelStore implements ReadModelStore {
       },
       putMany: (entries) =>
         write(() => {
-          // One SQLite transaction (or the caller's) for the whole batch.
+          // One SQLite transaction (or the caller's) for the whole batch, PUT_MANY_ROWS rows per statement: the
+          // per-statement cost (bind, step, reset) is then paid once per chunk. Rows of one statement are
+          // upserted in order, so a repeated id ends with its last document, as with one statement per row.
           const run = () => {
-            for (const [id, doc] of entries) put.run(id, JSON.stringify(doc));
+            let i = 0;
+            if (entries.length >= PUT_MANY_ROWS) {
+              const chunk = prep<string[], unknown>(upsert(PUT_MANY_ROWS));
+              const params: string[] = new Array(2 * PUT_MANY_ROWS);
+              for (; i + PUT_MANY_ROWS <= entries.length; i += PUT_MANY_ROWS) {
+                for (let k = 0; k < PUT_MANY_ROWS; k++) {
+                  const [id, doc] = entries[i + k]!;
+                  params[2 * k] = id;
+                  params[2 * k + 1] = JSON.stringify(doc);
+                }
+                chunk.run(params);
+              }
+            }
+            for (; i < entries.length; i++) put.run(entries[i]![0], JSON.stringify(entries[i]![1]));
           };
           if (this.db.inTransaction) run();
           else this.db.transaction(run)();
