@@ -123,7 +123,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           const run = () => {
             let i = 0;
             if (entries.length >= PUT_MANY_ROWS) {
-              const chunk = prep<string[], unknown>(upsert(PUT_MANY_ROWS));
+              const chunk = prep<[string[]], unknown>(upsert(PUT_MANY_ROWS));
               const params: string[] = new Array(2 * PUT_MANY_ROWS);
               for (; i + PUT_MANY_ROWS <= entries.length; i += PUT_MANY_ROWS) {
                 for (let k = 0; k < PUT_MANY_ROWS; k++) {
