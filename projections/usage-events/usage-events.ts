@@ -75,11 +75,16 @@ export function asSingleCallEvents(events: readonly RecordedEvent[], expand: (ba
  * its id. Batch events: the same followed by `.` and the call's zero-padded index, and the event's id
  * followed by `.` and the index. Keys are stable across replays (idempotent) and increasing in log
  * order, so inserts append to the key index instead of landing at random places as UUID keys would.
+ * `at` is the event's {@link positionKey}; a caller making every key of a batch passes it once computed.
  */
-export function callKey(event: RecordedEvent, index: number): { key: string; id: string } {
-  const at = String(event.globalPosition).padStart(16, '0');
+export function callKey(event: RecordedEvent, index: number, at = positionKey(event)): { key: string; id: string } {
   if (index < 0) return { key: at, id: event.eventId };
   return { key: `${at}.${String(index).padStart(6, '0')}`, id: `${event.eventId}.${index}` };
+}
+
+/** The zero-padded global position every {@link callKey} of `event` starts with (`at`: computed once per batch event). */
+function positionKey(event: RecordedEvent): string {
+  return String(event.globalPosition).padStart(16, '0');
 }
 
 /** Projects the calls of the usage events (`ApiCallRecorded`, `ApiCallsRecorded`) into `usage_events`, one row per call (keys: {@link callKey}). */
@@ -113,6 +118,7 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
   const s = d.strings;
   const text = (k: number): string | null => (k < 0 ? null : s[k]!);
   const services = new Map<number, string>();
+  const at = positionKey(e);
   let lastMs = Number.NaN;
   let lastIso = '';
   for (let i = 0; i < d.request_id.length; i++) {
@@ -124,7 +130,7 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
     const ep = d.endpoint[i]!;
     let service = services.get(ep);
     if (service === undefined) services.set(ep, (service = serviceGroup(s[ep]!)));
-    const { key, id } = callKey(e, i);
+    const { key, id } = callKey(e, i, at);
     rows.push([
       key,
       usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, s[d.ip_address[i]!]!, text(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
