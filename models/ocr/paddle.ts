@@ -85,9 +85,9 @@ export class PaddleOcr {
     classMap: number[][],
     /**
      * The classes of the recogniser's MRZ output (`rec-model.ts` {@link REC_MRZ_OUTPUT}): the blank (0) and every
-     * class an MRZ character takes its mass from (`mrz-posteriors.ts`), ascending.
+     * class an MRZ character takes its mass from (`mrz-posteriors.ts`), ascending; `mrzColumns(classMap)`.
      */
-    readonly mrzColumns: readonly number[] = mrzColumnsOf(classMap),
+    readonly mrzColumns: readonly number[],
   ) {
     this.mrzMap = mrzColumnMap(classMap, this.mrzColumns);
   }
