@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,7 +10,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Platform } from '../platform/types.ts';
-import { registerEdge } from './edge.ts';
+import { registerEdge, setBillingHeaders } from './edge.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
@@ -46,6 +46,22 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     },
     trustProxy: false,
     bodyLimit: 1024 * 1024,
+    // Path parameters up to 1,024 characters reach the routes, whose schemas bound each id (subject ids:
+    // 256 characters, which percent-encoded may take three times that); Fastify's default (100) refused a
+    // legal subject id before its route could answer.
+    routerOptions: { maxParamLength: 1024 },
+    // URLs Fastify's router refuses itself (bad percent-encoding, a parameter over maxParamLength) answer in
+    // the spec's structured shape, through the edge's hooks (billing headers), not Fastify's own body.
+    frameworkErrors: (error, request, reply) => {
+      const e = error as { code?: string };
+      const apiError =
+        e.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError(414, 'uri_too_long', 'A path segment of the URL is longer than 1024 characters')
+          : new ApiError(400, 'invalid_request', 'The URL is not valid (malformed percent-encoding)');
+      // Unrouted, so no edge hook runs: the headers of an unauthenticated answer are set here.
+      setBillingHeaders(ctx, request, reply as FastifyReply);
+      void (reply as FastifyReply).status(apiError.status).send(renderError(apiError, 'structured'));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

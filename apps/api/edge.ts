@@ -335,11 +335,12 @@ function resetHeader(now: number): string {
 }
 
 /**
- * The billing headers of every answer (spec, Limits). Names are written in lower case (HTTP header names
+ * The billing headers of every answer (spec, Limits); without `request.auth`, those of an unauthenticated
+ * answer (no plan, no balance). Names are written in lower case (HTTP header names
  * are case-insensitive; Node sends them as given): Fastify lower-cases every name it is given, which for
  * a lower-case name costs no new string.
  */
-function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): void {
+export function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply: FastifyReply): void {
   const now = ctx.clock.now();
   const auth = request.auth;
   reply.header('x-request-id', request.id);
