@@ -30,11 +30,25 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
+ * The latest instant a usage date parameter stands for: the end of 9999-12-30 (UTC). Instants are
+ * compared as ISO 8601 texts, and one past the end of year 9999 is written `+010000-...`, which sorts
+ * before every other year: `end_date=9999-12-31` (a "no end" many clients send) then matched nothing.
+ * One day of margin keeps every bound the range queries make (the day bucket after it included) within
+ * four-digit years.
+ */
+export const LAST_USAGE_INSTANT = Date.UTC(9999, 11, 30, 23, 59, 59, 999);
+
+/**
  * Parses a usage date parameter: `YYYY-MM-DD` (a UTC day: its first instant, or with `endOfDay` its
- * last millisecond) or an ISO 8601 date-time (a missing zone means UTC). Null when malformed or not a
- * real calendar date (2026-02-30).
+ * last millisecond) or an ISO 8601 date-time (a missing zone means UTC), capped at
+ * {@link LAST_USAGE_INSTANT}. Null when malformed or not a real calendar date (2026-02-30).
  */
 export function parseUsageDate(text: string, endOfDay = false): number | null {
+  const ms = parseDate(text, endOfDay);
+  return ms === null ? null : Math.min(ms, LAST_USAGE_INSTANT);
+}
+
+function parseDate(text: string, endOfDay: boolean): number | null {
   if (DATE_ONLY.test(text)) {
     const ms = Date.parse(`${text}T00:00:00.000Z`);
     if (Number.isNaN(ms) || iso(ms).slice(0, 10) !== text) return null;

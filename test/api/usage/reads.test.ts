@@ -99,6 +99,12 @@ for (const v of variants) {
       expect(cr.body.data.usage_by_service).toEqual({ test: 3 });
       expect(cr.body.data.estimated_monthly_burn).toBe(Math.round((3 / 7) * 30));
       expect(cr.body.data.days_remaining).toBe(Math.floor(19997 / (3 / 7)));
+      // "no end": the last day of year 9999 (one past it is a five-digit year, which sorted before every date)
+      for (const end of ['9999-12-31', '9999-12-31T23:59:59.999Z']) {
+        const open = await get(`/v1/usage/stats?start_date=2026-11-20&end_date=${end}&endpoint=/v1/test`);
+        expect(open.status).toBe(200);
+        expect(open.body.statistics.total_calls).toBe(4);
+      }
     });
 
     it('errors: dates, limit, page, window, plan gate, permissions, auth', async () => {
