@@ -8,7 +8,8 @@ import ipaddr from 'ipaddr.js';
  * range (RFC 6890 registries: loopback 127/8 and ::1, RFC 1918 private, link-local 169.254/16 (the cloud
  * metadata address 169.254.169.254) and fe80::/10, unique-local fc00::/7, carrier-grade NAT 100.64/10,
  * unspecified, broadcast, multicast, reserved, benchmarking, 6to4/Teredo/NAT64 translations...) and
- * anything not plain `unicast` is refused. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is judged as its IPv4.
+ * anything not plain `unicast` is refused ({@link addressRange}: IPv4-mapped IPv6 is judged as its IPv4, and
+ * IPv4-compatible IPv6 is refused).
  * The operator may allow ranges with `WEBHOOK_ALLOW_CIDRS` (comma-separated CIDRs), e.g. for a receiver
  * on the host's private network or loopback in tests.
  */
@@ -44,6 +45,24 @@ function normalize(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return a;
 }
 
+/**
+ * The special-purpose range of an address (ipaddr.js's names), `unicast` for a globally routable one,
+ * `invalid` when it is not an address. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is judged as its IPv4. The
+ * IPv4-compatible IPv6 addresses (`::a.b.c.d`, ::/96 beyond `::` and `::1`; deprecated by RFC 4291
+ * section 2.5.5.1, and which ipaddr.js calls `unicast`) are `ipv4Compatible`: some stacks route them to the
+ * embedded IPv4 (`::169.254.169.254`, `::127.0.0.1`).
+ */
+export function addressRange(ip: string): string {
+  // ipaddr.js reads the dotted form `::a.b.c.d` as if it were `::ffff:a.b.c.d`; the URL parser and the
+  // resolver write the hex form `::a9fe:a9fe`, which it calls unicast. Both are caught here.
+  if (/^::\d{1,3}(\.\d{1,3}){3}$/.test(ip.replace(/^\[|\]$/g, '').replace(/%.*$/, ''))) return 'ipv4Compatible';
+  const a = normalize(ip);
+  if (!a) return 'invalid';
+  const range = a.range();
+  if (range === 'unicast' && a.kind() === 'ipv6' && (a as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
+  return range;
+}
+
 /** The policy: public unicast, or inside one of `allow`. */
 export function createAddressPolicy(allow: readonly Cidr[] = []): AddressPolicy {
   return {
@@ -53,7 +72,7 @@ export function createAddressPolicy(allow: readonly Cidr[] = []): AddressPolicy 
       for (const [net, bits] of allow) {
         if (net.kind() === a.kind() && a.match([net, bits] as never)) return null;
       }
-      const range = a.range();
+      const range = addressRange(ip);
       return range === 'unicast' ? null : range;
     },
   };

@@ -25,7 +25,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
-import ipaddr from 'ipaddr.js';
+import { addressRange } from '../../domain/webhooks/ssrf.ts';
 import type { MailExchanger, SmtpFlags, SmtpProbeResult, SmtpProber } from '../ports/email-verifier.ts';
 
 export interface SmtpProbeOptions {
@@ -416,11 +416,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   });
 }
 
-/** True for globally routable unicast addresses (not loopback, private, link-local, reserved...). */
+/** True for globally routable unicast addresses (not loopback, private, link-local, reserved...; {@link addressRange}). */
 export function isPublicAddress(ip: string): boolean {
-  try {
-    return ipaddr.process(ip).range() === 'unicast';
-  } catch {
-    return false;
-  }
+  return addressRange(ip) === 'unicast';
 }

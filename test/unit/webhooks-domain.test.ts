@@ -117,6 +117,13 @@ describe('SSRF address policy', () => {
     ['fd00:ec2::254', 'uniqueLocal'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:169.254.169.254', 'linkLocal'],
+    // IPv4-compatible IPv6 (RFC 4291 2.5.5.1, deprecated; ipaddr.js calls it unicast)
+    ['::169.254.169.254', 'ipv4Compatible'],
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['[::10.0.0.1]', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'], // how the URL parser writes [::169.254.169.254]
+    ['[::7f00:1]', 'ipv4Compatible'],
     ['224.0.0.1', 'multicast'],
   ])('refuses %s (%s)', (ip, range) => {
     expect(strict.check(ip)).toBe(range);

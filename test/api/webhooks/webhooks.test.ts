@@ -110,6 +110,8 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
       [{ url: 'https://10.1.2.3/hook', events: ['face.verified'] }, 400, 'url_not_allowed'],
       [{ url: 'https://169.254.169.254/latest', events: ['face.verified'] }, 400, 'url_not_allowed'],
       [{ url: 'https://[fd00::1]/hook', events: ['face.verified'] }, 400, 'url_not_allowed'],
+      [{ url: 'https://[::169.254.169.254]/latest', events: ['face.verified'] }, 400, 'url_not_allowed'],
+      [{ url: 'https://[::127.0.0.1]/hook', events: ['face.verified'] }, 400, 'url_not_allowed'],
       [{ url: 'https://user:pw@localhost/hook', events: ['face.verified'] }, 400, 'invalid_url'],
     ];
     for (const [body, status, code] of cases) {

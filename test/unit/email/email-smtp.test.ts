@@ -130,6 +130,8 @@ describe('SMTP recipient probe against a real SMTP server on loopback', () => {
     expect(smtp.log.length).toBe(before);
     expect(isPublicAddress('10.1.2.3')).toBe(false);
     expect(isPublicAddress('::1')).toBe(false);
+    expect(isPublicAddress('::127.0.0.1')).toBe(false);
+    expect(isPublicAddress('not-an-ip')).toBe(false);
     expect(isPublicAddress('8.8.8.8')).toBe(true);
   });
 });
