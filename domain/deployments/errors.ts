@@ -18,6 +18,8 @@ export const DEPLOYMENT_ERRORS = {
   client_id_taken: 409,
   /** Another live deployment (of any tenant) already serves this domain: a domain selects one branding. HTTP 409. */
   domain_taken: 409,
+  /** The requested `plan` is above the caller's own plan: a tenant cannot give its client more credits or higher limits than it has (`details.plan`, `details.your_plan`). HTTP 403. */
+  plan_not_allowed: 403,
   /** No deployment with this id belongs to the caller's tenant (other tenants' ids look the same). HTTP 404. */
   deployment_not_found: 404,
   /** The operation does not apply in the deployment's current status (`details.status`), e.g. retry of a deployment that has not failed, or any change to a deactivated one. HTTP 409. */

@@ -23,6 +23,14 @@ export interface Plan {
   billingMethod: 'credits' | 'admin_unlimited';
 }
 
+/**
+ * Whether plan `a` is above plan `b` in {@link PLAN_NAMES}' order (free < basic < pro < enterprise: each
+ * gives at least what the one before it gives, in credits and limits).
+ */
+export function planAbove(a: PlanName, b: PlanName): boolean {
+  return PLAN_NAMES.indexOf(a) > PLAN_NAMES.indexOf(b);
+}
+
 export const PLANS: Record<PlanName, Plan> = {
   free: { name: 'free', tier: 'free', monthlyCredits: 20, requestsPerMinute: 10, concurrentRequests: 1, realtimeMonitoring: false, exportHistoryDays: 7, alerts: 0, billingMethod: 'credits' },
   basic: { name: 'basic', tier: 'basic', monthlyCredits: 4000, requestsPerMinute: 60, concurrentRequests: 3, realtimeMonitoring: true, exportHistoryDays: 30, alerts: 1, billingMethod: 'credits' },

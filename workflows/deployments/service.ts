@@ -18,7 +18,7 @@ import {
 import { DeploymentError } from '../../domain/deployments/errors.ts';
 import { checkClientId, checkLogoUrl, checkText, normalizeDomain, normalizeHexColor } from '../../domain/deployments/validate.ts';
 import type { ContrastCheck } from '../../domain/deployments/contrast.ts';
-import type { PlanName } from '../../domain/plans/plans.ts';
+import { planAbove, type PlanName } from '../../domain/plans/plans.ts';
 import type { SecretBox } from '../../domain/webhooks/secret-box.ts';
 import { deploymentsCollection } from '../../projections/deployments/index.ts';
 import { loadDeployment, sealedKeyBlob } from './activities.ts';
@@ -126,7 +126,12 @@ export function toRecord(s: DeploymentState, revealed?: Map<string, string>): De
 
 export interface DeploymentService {
   /** @throws DeploymentError (validation codes, `client_id_taken`, `domain_taken`). */
-  create(ownerTenantId: string, input: CreateDeploymentInput): Promise<DeploymentRecord>;
+  /**
+   * Records a deployment of `ownerTenantId`, whose own plan is `ownerPlan`: the client's plan is `input.plan`,
+   * else `basic` (or the owner's plan when that is lower); never above the owner's.
+   * @throws DeploymentError `plan_not_allowed` (a plan above the owner's), the validation codes, `client_id_taken`, `domain_taken`
+   */
+  create(ownerTenantId: string, input: CreateDeploymentInput, ownerPlan: PlanName): Promise<DeploymentRecord>;
   list(ownerTenantId: string, q: { page: number; per_page: number; status?: DeploymentStatus }): Promise<{ data: DeploymentRecord[]; pagination: { page: number; per_page: number; total: number; total_pages: number } }>;
   /** The record; the first read after the keys were issued carries their secrets (then never again). @throws `deployment_not_found`. */
   status(ownerTenantId: string, id: string): Promise<DeploymentRecord>;
@@ -209,7 +214,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
   }
 
   return {
-    async create(ownerTenantId, input) {
+    async create(ownerTenantId, input, ownerPlan) {
+      // A client tenant on a plan above its owner's would be credits and limits for nothing (an Enterprise
+      // client is unlimited): refused before anything is claimed.
+      const plan = input.plan ?? (planAbove('basic', ownerPlan) ? ownerPlan : 'basic');
+      if (planAbove(plan, ownerPlan)) {
+        throw new DeploymentError('plan_not_allowed', `A deployment's plan cannot be above your own plan (${ownerPlan})`, { field: 'plan', plan, your_plan: ownerPlan });
+      }
       const clientId = checkClientId(input.clientId);
       const clientName = checkText(input.clientName, 'clientName', 200);
       const domain = normalizeDomain(input.domain);
@@ -235,7 +246,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
         domain_unicode: domain.unicode,
         platform: input.platform,
         environment: input.environment,
-        plan: input.plan ?? 'basic',
+        plan,
         config,
         created_at: at,
       };

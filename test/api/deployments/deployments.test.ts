@@ -141,6 +141,32 @@ describe(`/api/deployments over real HTTP (loopback HTTPS logo server, self-sign
     expect(mb.error.details.issues.length).toBeGreaterThan(0);
   });
 
+  it("never gives a client a plan above its owner's (403 plan_not_allowed); the default is basic, or the owner's plan when lower", async () => {
+    const code = async (r: Response) => ((await r.json()) as { error: { code: string; details: Record<string, unknown> } }).error;
+    // pro owner: enterprise (unlimited credits) refused, pro and the default (basic) accepted
+    const ent = await create(body({ plan: 'enterprise' }));
+    expect(ent.status).toBe(403);
+    expect(await code(ent)).toMatchObject({ code: 'plan_not_allowed', details: { plan: 'enterprise', your_plan: 'pro' } });
+    const pro = await create(body({ plan: 'pro' }));
+    expect(pro.status).toBe(201);
+    expect(((await pro.json()) as { data: { plan: string } }).data.plan).toBe('pro');
+    // free owner: anything above free refused; without a plan the client gets free
+    const free = await s.createTenant('free');
+    const freeAdmin = (await s.createKey(free, ['read', 'write', 'admin'])).key;
+    for (const plan of ['basic', 'pro', 'enterprise']) {
+      const r = await create(body({ plan }), freeAdmin);
+      expect(r.status, plan).toBe(403);
+      expect((await code(r)).code).toBe('plan_not_allowed');
+    }
+    const dflt = await create(body(), freeAdmin);
+    expect(dflt.status).toBe(201);
+    expect(((await dflt.json()) as { data: { plan: string } }).data.plan).toBe('free');
+    // a refused create claimed nothing: the same clientId and domain are free for the next try
+    const b = body({ plan: 'enterprise' });
+    expect((await create(b)).status).toBe(403);
+    expect((await create({ ...b, plan: 'basic' })).status).toBe(201);
+  });
+
   it('normalises IDNA domains and colours, and keeps clientId unique per owning tenant and domains unique overall', async () => {
     const b = body({ domain: 'Café-Test.Ejemplo.MX' }, { primaryColor: '#0a7' });
     const res = await create(b);

@@ -70,11 +70,17 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
         'provisioning (client tenant and plan, first API keys, branding) runs as a durable workflow. Poll the status endpoint: its first answer after ' +
         'the keys are issued carries the secrets, once.',
       body: CreateDeploymentBody,
-      response: { 201: RecordResponse, ...BAD_FIELDS, ...COMMON_ERRORS, 409: ErrorBody.describe('`client_id_taken`, `domain_taken`.') },
+      response: {
+        201: RecordResponse,
+        ...BAD_FIELDS,
+        ...COMMON_ERRORS,
+        403: ErrorBody.describe('`insufficient_permissions`: the key lacks `admin`; `plan_not_allowed`: `plan` is above your own plan.'),
+        409: ErrorBody.describe('`client_id_taken`, `domain_taken`.'),
+      },
     },
     handler: async (request, reply) => {
       const body = request.body as z.infer<typeof CreateDeploymentBody>;
-      const record = await mapErrors(() => service.create(owner(request), body));
+      const record = await mapErrors(() => service.create(owner(request), body, request.auth!.tenant.plan));
       reply.status(201);
       return { success: true as const, data: record };
     },

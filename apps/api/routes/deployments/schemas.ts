@@ -30,7 +30,7 @@ export const CreateDeploymentBody = z.object({
   domain: z.string().max(1100).describe('Domain the client serves its pages on; IDNA names accepted (stored in ASCII/Punycode). Unique across live deployments (409 `domain_taken`). Requests whose `Host` is this domain get the branding on public pages.').meta({ example: 'kyc.financiera-ejemplo.mx' }),
   platform: PlatformField,
   environment: EnvironmentField,
-  plan: z.enum(PLAN_NAMES).optional().describe('Plan of the client\'s tenant (extension; default `basic`).').meta({ example: 'pro' }),
+  plan: z.enum(PLAN_NAMES).optional().describe('Plan of the client\'s tenant (extension; default `basic`, or your own plan when that is lower). Never above your own plan (403 `plan_not_allowed`).').meta({ example: 'pro' }),
   config: ConfigBody,
 });
 
