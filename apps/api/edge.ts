@@ -42,6 +42,8 @@ export interface EdgeState {
   /** The call was refused for insufficient credits. */
   insufficient: boolean;
   responseSize: number;
+  /** Its slot was freed and its usage recorded (`complete`, from onResponse or, for a client gone, onSend). */
+  completed: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ export interface EdgeState {
  * - onRequest: authenticate (401/403), per-minute rate limit per class (429 + Retry-After), concurrency (429);
  * - preHandler (after validation) of the routes that may cost credits: reserve them (429, or 402 on registry routes);
  * - onSend: commit the reservation on 2xx, release it otherwise; set the billing headers on every response;
+ *   for a client that closed its connection first: release it and complete the call there (status 499);
  * - onResponse: free the concurrency slot; append the usage event.
  */
 export function registerEdge(app: ApiApp, ctx: Platform): void {
@@ -128,6 +131,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       charged: 0,
       insufficient: false,
       responseSize: 0,
+      completed: false,
     };
     if (config.auth === false || request.is404) return done();
     const requirement = config.auth ?? READ;
@@ -172,8 +176,53 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     route.preHandler = own ? [reserveCredits, ...(Array.isArray(own) ? own : [own])] : [reserveCredits];
   });
 
+  /**
+   * What `onResponse` does (free the concurrency slot, release a reservation still open, append the usage
+   * event with `statusCode`), once per request: also called from `onSend` for a client that went away,
+   * because Fastify then never runs `onResponse` (its connection is destroyed before the answer is written).
+   */
+  const complete = (request: FastifyRequest, statusCode: number): void => {
+    const edge = request.edge;
+    if (!edge || edge.completed) return;
+    edge.completed = true;
+    if (edge.concurrencyKey) {
+      if (limiter.immediate) limiter.immediate.release(edge.concurrencyKey, request.id);
+      else limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
+    }
+    // A reservation still open here means the answer never went out: never charge it.
+    if (edge.reservationId && request.auth) {
+      ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
+      edge.reservationId = null;
+    }
+    const auth = request.auth;
+    const headers = request.headers;
+    // Positional, no per-call object or date text: the usage-writer thread builds the event (issue 18).
+    ctx.usage.recordCall(
+      request.id,
+      auth ? auth.tenantId : null,
+      auth ? auth.keyId : null,
+      edge.endpoint,
+      request.method,
+      statusCode,
+      (performance.now() - edge.startedAt) / 1000,
+      Number(headers['content-length'] ?? 0) || 0,
+      edge.responseSize,
+      clientIp(request),
+      headers['user-agent'] ?? null,
+      edge.charged,
+      ctx.clock.now(),
+    );
+  };
+
   app.addHook('onSend', (request, reply, payload, done) => {
     const edge = request.edge;
+    // The client closed the connection before its answer (a long OCR call it gave up on): the work is done
+    // but nobody receives it, so a reservation is released (not charged) and the call ends here, recorded
+    // with status 499 (client closed request).
+    if (edge && reply.raw.destroyed) {
+      complete(request, CLIENT_CLOSED_REQUEST);
+      return done(null, payload);
+    }
     if (!edge?.reservationId || !request.auth) {
       try {
         finishHeaders(ctx, request, reply, payload);
@@ -202,37 +251,13 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    const edge = request.edge;
-    if (!edge) return done();
-    if (edge.concurrencyKey) {
-      if (limiter.immediate) limiter.immediate.release(edge.concurrencyKey, request.id);
-      else limiter.release(edge.concurrencyKey, request.id).catch((err: unknown) => request.log.error({ err }, 'could not free a concurrency slot (it expires)'));
-    }
-    // A reservation still open here means onSend never ran (client went away): never charge it.
-    if (edge.reservationId && request.auth) {
-      ctx.credits.settle(request.auth.tenantId, edge.reservationId, false, 'aborted').catch(() => undefined);
-    }
-    const auth = request.auth;
-    const headers = request.headers;
-    // Positional, no per-call object or date text: the usage-writer thread builds the event (issue 18).
-    ctx.usage.recordCall(
-      request.id,
-      auth ? auth.tenantId : null,
-      auth ? auth.keyId : null,
-      edge.endpoint,
-      request.method,
-      reply.statusCode,
-      (performance.now() - edge.startedAt) / 1000,
-      Number(headers['content-length'] ?? 0) || 0,
-      edge.responseSize,
-      clientIp(request),
-      headers['user-agent'] ?? null,
-      edge.charged,
-      ctx.clock.now(),
-    );
+    complete(request, reply.statusCode);
     done();
   });
 }
+
+/** Status recorded for a call whose client closed the connection before the answer (nginx's 499, "client closed request"). */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 const READ: AuthRequirement = { permission: 'read' };
 

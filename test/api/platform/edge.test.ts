@@ -238,6 +238,30 @@ describe('rate and concurrency limits', () => {
     const limited = results.find((r) => r.status === 429)!;
     expect((await limited.json()).error.code).toBe('concurrency_limit_exceeded');
   });
+
+  it('a client that closes its connection mid-call frees its slot, is not charged, and the call is recorded as 499', async () => {
+    const { tenantId, key } = await s.tenantWithKey('free'); // 1 concurrent call, 20 credits
+    const before = (await (await s.fetch('/v1/credits/balance', { key })).json()).data.available_credits;
+    for (let i = 0; i < 2; i++) {
+      const gone = new AbortController();
+      const call = s.fetch('/v1/test/slow', { method: 'POST', key, signal: gone.signal }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100));
+      gone.abort();
+      expect(await call).toBeInstanceOf(Error);
+      await new Promise((r) => setTimeout(r, 450)); // the handler (400 ms) has finished
+      // the slot is free again: the next call is admitted (before, every later call got 429 until a restart)
+      const next = await s.fetch('/v1/credits/balance', { key });
+      expect(next.status).toBe(200);
+      expect((await next.json()).data.available_credits).toBe(before);
+    }
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+    const rows = await (await usageEventsCollection(s.ctx.readModels)).find({ tenant_id: tenantId, endpoint: '/v1/test/slow' });
+    expect(rows.map((r) => [r.status_code, r.credits_charged])).toEqual([[499, 0], [499, 0]]);
+    const state = await s.ctx.credits.snapshot(tenantId);
+    expect(state.open.size).toBe(0);
+    expect(state.totalUsed).toBe(0);
+  });
 });
 
 describe('usage events', () => {
