@@ -15,6 +15,7 @@ import { lazyChildLoggerFactory } from './request-logger.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
+import { MAX_JSON_BODY_DEPTH, nestedDeeperThan } from '../../domain/shared/json-depth.ts';
 
 export type { ApiApp } from './types.ts';
 import type { ApiApp } from './types.ts';
@@ -64,6 +65,19 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // JSON bodies as Fastify parses them (prototype poisoning refused), then refused past
+  // MAX_JSON_BODY_DEPTH levels: stored values must stay within what the read models' JSON functions parse.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      if (nestedDeeperThan(value, MAX_JSON_BODY_DEPTH)) {
+        return done(Object.assign(new Error(`The JSON body nests deeper than ${MAX_JSON_BODY_DEPTH} levels`), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+      }
+      done(null, value);
+    });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
 

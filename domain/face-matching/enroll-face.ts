@@ -2,6 +2,7 @@ import type { FaceMatchingDeps } from './deps.ts';
 import { embeddingStream, encodeTemplate, type FaceEmbeddingEnrolled } from './events.ts';
 import { FaceMatchingError } from './errors.ts';
 import { TEMPLATE_DIMENSION, TEMPLATE_VERSION } from './template.ts';
+import { MAX_METADATA_DEPTH, nestedDeeperThan } from '../shared/json-depth.ts';
 
 /** Longest accepted `subject_id` / `enrollment_source` (characters) and `metadata` (bytes of JSON). */
 export const LIMITS = { subjectId: 256, enrollmentSource: 256, metadataBytes: 16_384 } as const;
@@ -75,7 +76,7 @@ export function validateSubjectId(subjectId: unknown, field = 'subject_id'): ass
 
 /**
  * Parses the multipart `metadata` field: a JSON object string (spec, General rules 3).
- * @throws FaceMatchingError `invalid_request` when it is not a JSON object or exceeds 16 KiB.
+ * @throws FaceMatchingError `invalid_request` when it is not a JSON object, exceeds 16 KiB or nests deeper than {@link MAX_METADATA_DEPTH} levels.
  */
 export function parseMetadata(raw: string | undefined | null): Record<string, unknown> {
   if (raw === undefined || raw === null || raw === '') return {};
@@ -87,6 +88,7 @@ export function parseMetadata(raw: string | undefined | null): Record<string, un
     throw new FaceMatchingError('invalid_request', 'metadata must be a JSON object string', { field: 'metadata' });
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FaceMatchingError('invalid_request', 'metadata must be a JSON object, not an array or a scalar', { field: 'metadata' });
+  if (nestedDeeperThan(value, MAX_METADATA_DEPTH)) throw new FaceMatchingError('invalid_request', `metadata may nest at most ${MAX_METADATA_DEPTH} levels`, { field: 'metadata', max_depth: MAX_METADATA_DEPTH });
   return value as Record<string, unknown>;
 }
 

@@ -16,6 +16,7 @@ import { buildCylindersFast } from './cylinders-fast.ts';
 import { candidateCount } from './index-lsh.ts';
 import { calibratedScore, DEFAULT_THRESHOLD } from './score.ts';
 import { decodeMinutiae, encodeMinutiae, TEMPLATE_VERSION, type FingerprintTemplate } from './template.ts';
+import { MAX_METADATA_DEPTH, nestedDeeperThan } from '../shared/json-depth.ts';
 
 export const LIMITS = { subjectId: 256, metadataBytes: 16_384, maxSearchLimit: 100, defaultSearchLimit: 10, listing: 1000 } as const;
 /** Galleries up to this size are scored exhaustively (no index pre-selection). */
@@ -41,13 +42,14 @@ export function parseFingerPosition(raw: string | undefined): number {
   return n;
 }
 
-/** Parses the `metadata` field (a JSON object string, at most 16 KiB). @throws FingerprintError `invalid_request`. */
+/** Parses the `metadata` field (a JSON object string, at most 16 KiB, nested at most {@link MAX_METADATA_DEPTH} levels). @throws FingerprintError `invalid_request`. */
 export function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined || raw === '') return {};
   if (Buffer.byteLength(raw, 'utf8') > LIMITS.metadataBytes) throw new FingerprintError('invalid_request', `metadata must be at most ${LIMITS.metadataBytes} bytes`, { field: 'metadata' });
   let v: unknown;
   try { v = JSON.parse(raw); } catch { throw new FingerprintError('invalid_request', 'metadata must be a JSON object string', { field: 'metadata' }); }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new FingerprintError('invalid_request', 'metadata must be a JSON object', { field: 'metadata' });
+  if (nestedDeeperThan(v, MAX_METADATA_DEPTH)) throw new FingerprintError('invalid_request', `metadata may nest at most ${MAX_METADATA_DEPTH} levels`, { field: 'metadata', max_depth: MAX_METADATA_DEPTH });
   return v as Record<string, unknown>;
 }
 

@@ -56,6 +56,9 @@ describe('face matching without inference', () => {
     const img = Buffer.from('not an image');
     for (const [url, fields, fieldName] of [
       ['/v1/face-matching/enroll', { image: img, subject_id: 'x', metadata: '[1,2]' }, 'metadata'],
+      // nested past 32 levels (1,001 levels made SQLite's JSON index refuse the row: the projection failed for every tenant)
+      ['/v1/face-matching/enroll', { image: img, subject_id: 'x', metadata: `${'{"a":'.repeat(1001)}1${'}'.repeat(1001)}` }, 'metadata'],
+      ['/v1/face-matching/enroll', { image: img, subject_id: 'x', metadata: `${'{"a":'.repeat(33)}1${'}'.repeat(33)}` }, 'metadata'],
       ['/v1/face-matching/enroll', { image: img, subject_id: 'x', quality_score: '1.5' }, 'quality_score'],
       ['/v1/face-matching/enroll', { image: img, subject_id: '' }, 'subject_id'],
       ['/v1/face-matching/search', { image: img, threshold: 'abc' }, 'threshold'],

@@ -45,6 +45,7 @@ describe('fingerprint matching: errors', () => {
       ['/v1/fingerprint-matching/enroll', { image: junk, subject_id: 'x', finger_position: '11' }, 'finger_position'],
       ['/v1/fingerprint-matching/enroll', { image: junk, subject_id: '' }, 'subject_id'],
       ['/v1/fingerprint-matching/enroll', { image: junk, subject_id: 'x', metadata: '[1]' }, 'metadata'],
+      ['/v1/fingerprint-matching/enroll', { image: junk, subject_id: 'x', metadata: `${'{"a":'.repeat(1001)}1${'}'.repeat(1001)}` }, 'metadata'],
       ['/v1/fingerprint-matching/search', { image: junk, threshold: '101' }, 'threshold'],
       ['/v1/fingerprint-matching/search', { image: junk, limit: '0' }, 'limit'],
     ] as const) {

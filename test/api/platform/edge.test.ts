@@ -295,6 +295,14 @@ describe('shapes, docs and errors', () => {
     expect((await bad.json()).error.code).toBe('validation_error');
     const broken = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{"permissions":' });
     expect(broken.status).toBe(400);
+    // nested past 64 levels: refused before any route stores it (SQLite's JSON functions stop at 1,000)
+    const nest = (n: number) => `{"permissions":["read"],"x":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`;
+    const deep = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json; charset=utf-8' }, body: nest(64) });
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('64 levels') });
+    expect((await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: nest(62) })).status).toBe(201);
+    const poisoned = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{"permissions":["read"],"__proto__":{"admin":true}}' });
+    expect(poisoned.status).toBe(400);
   });
 
   it("URLs Fastify's router refuses answer in the structured shape with every billing header; ids up to 1,024 characters reach their route", async () => {
