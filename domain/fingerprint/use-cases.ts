@@ -118,12 +118,16 @@ export interface Candidate {
 /**
  * 1:N search among the tenant's active templates: the candidate index picks the best-voted
  * `candidateCount(gallery size)` (200-400; every template when the gallery is under {@link EXHAUSTIVE_BELOW}), the
- * matcher scores them; candidates with `score >= threshold`, best first, at most `limit`.
+ * matcher scores them; candidates with `score >= threshold`, best first, at most `limit`. @throws FingerprintError
+ * `invalid_request` (threshold, limit), `insufficient_quality` (a probe under {@link MIN_CYLINDERS} usable minutiae).
  */
 export async function searchFingerprints(deps: FingerprintDeps, input: { tenantId: string; template: FingerprintTemplate; threshold?: number; limit?: number }): Promise<{ candidates: Candidate[]; threshold: number; gallerySize: number; scored: number }> {
   const threshold = checkThreshold(input.threshold);
   const limit = input.limit ?? LIMITS.defaultSearchLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.maxSearchLimit) throw new FingerprintError('invalid_request', `limit must be an integer from 1 to ${LIMITS.maxSearchLimit}`, { field: 'limit' });
+  // A probe is held to the enrolment rule: an ISO record with no minutiae (which skips the image checks) was
+  // answered 200 with nothing found, and charged.
+  checkUsable(input.template);
   const probe = buildCylindersFast(input.template);
   const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;
   const g = await deps.gallery.sync(input.tenantId);
@@ -149,11 +153,13 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
 
 /**
  * 1:1 verification against the subject's active templates (best score). A success appends
- * `FingerprintVerified`. @throws FingerprintError `subject_not_found`, `invalid_request`.
+ * `FingerprintVerified`. @throws FingerprintError `subject_not_found`, `invalid_request`, `insufficient_quality` (a probe
+ * under {@link MIN_CYLINDERS} usable minutiae).
  */
 export async function verifyFingerprint(deps: FingerprintDeps, input: { tenantId: string; subjectId: string; template: FingerprintTemplate; threshold?: number; requestId?: string }): Promise<{ verified: boolean; score: number; threshold: number; templateId: string; fingerPosition: number }> {
   validateSubjectId(input.subjectId, 'subjectId');
   const threshold = checkThreshold(input.threshold);
+  checkUsable(input.template);
   const g = await deps.gallery.sync(input.tenantId);
   const probe = buildCylindersFast(input.template);
   const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;

@@ -55,6 +55,14 @@ describe('fingerprint matching: errors', () => {
       expect(r.body.error.details.field).toBe(field);
       expect(r.headers.get('x-credit-cost')).toBe('0');
     }
+    // An ISO/IEC 19794-2 record with no minutiae is refused as a probe as it is at enrolment (it was 200 and charged)
+    const empty = Buffer.from('464d5200203230000000001e000000e0012000c500c50100000064000000', 'hex');
+    for (const url of ['/v1/fingerprint-matching/enroll', '/v1/fingerprint-matching/search', '/v1/fingerprint-matching/verify/someone']) {
+      const r = await post(A.key, url, url.endsWith('enroll') ? { template: empty, subject_id: 'x' } : { template: empty });
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.code, url).toBe('insufficient_quality');
+      expect(r.headers.get('x-credit-cost')).toBe('0');
+    }
     const fmt = await post(A.key, '/v1/fingerprint-matching/search', { image: junk });
     expect(fmt.status).toBe(400);
     expect(fmt.body.error.code).toBe('unsupported_format');
