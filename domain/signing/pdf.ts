@@ -116,7 +116,17 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfInfo> {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
- * Renders page `index` (0-based) to PNG at `scale` (1 = 72 dpi) with MuPDF.
+ * Longest side, in pixels, of a rendered page image. A PDF page may be 14,400 points square (200 inches,
+ * ISO 32000-1 annex C.2; more with `UserUnit`): at the signing page's 1.5 scale that is a 21,600-pixel square,
+ * a 1.4 GB pixmap that MuPDF's WebAssembly heap could not allocate (500), and rendering a 10,000-point page
+ * held the event loop for 3.4-3.9 s and left the heap 1.2 GB larger. 2,400 pixels is an A4 page at 1.5
+ * scale (893 x 1,263) with room to spare, and a 17 MB pixmap at most.
+ */
+export const MAX_RENDER_SIDE_PX = 2400;
+
+/**
+ * Renders page `index` (0-based) to PNG at `scale` (1 = 72 dpi) with MuPDF, or at the scale that fits the
+ * longer side into {@link MAX_RENDER_SIDE_PX} pixels when that is smaller.
  * @throws Error when the page does not exist.
  */
 export async function renderPagePng(bytes: Uint8Array, index: number, scale: number): Promise<Buffer> {
@@ -124,8 +134,15 @@ export async function renderPagePng(bytes: Uint8Array, index: number, scale: num
   const doc = mupdf.Document.openDocument(bytes, 'application/pdf');
   try {
     const page = doc.loadPage(index);
-    const pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceRGB, false, true);
-    return Buffer.from(pix.asPNG());
+    const [x0, y0, x1, y1] = page.getBounds();
+    const side = Math.max(1, x1 - x0, y1 - y0);
+    const fitted = Math.min(scale, MAX_RENDER_SIDE_PX / side);
+    const pix = page.toPixmap(mupdf.Matrix.scale(fitted, fitted), mupdf.ColorSpace.DeviceRGB, false, true);
+    try {
+      return Buffer.from(pix.asPNG());
+    } finally {
+      pix.destroy?.();
+    }
   } finally {
     doc.destroy?.();
   }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inspectPdf } from '../../domain/signing/pdf.ts';
+import { MAX_RENDER_SIDE_PX, inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
 import { makePdf } from '../helpers/signing.ts';
 
@@ -36,6 +36,23 @@ describe('signing PDF intake (generated files)', () => {
     expect(t1.y).toBeGreaterThan(110);
     expect(t1.y).toBeLessThan(125);
     expect(info.tags.get(2)![0]!.x).toBeCloseTo(310, -1);
+  });
+
+  it('renders a page image at the asked scale, or fitted into MAX_RENDER_SIDE_PX for a huge page (a 14,400 pt page was a 1.4 GB pixmap)', async () => {
+    const { PDFDocument } = await import('pdf-lib');
+    const size = (png: Buffer) => [png.readUInt32BE(16), png.readUInt32BE(20)];
+    const a4 = await renderPagePng(await makePdf(1), 0, 1.5);
+    expect(size(a4)).toEqual([893, 1263]);
+    for (const [w, h] of [[14_400, 14_400], [14_400, 2_000], [10_000, 10_000]] as const) {
+      const doc = await PDFDocument.create();
+      doc.addPage([w, h]);
+      const bytes = await doc.save();
+      expect((await inspectPdf(bytes)).pageSizes[0]).toEqual({ width: w, height: h }); // accepted at upload
+      const [pw, ph] = size(await renderPagePng(bytes, 0, 1.5));
+      expect(Math.max(pw!, ph!)).toBeLessThanOrEqual(MAX_RENDER_SIDE_PX);
+      expect(Math.max(pw!, ph!)).toBeGreaterThanOrEqual(MAX_RENDER_SIDE_PX - 1);
+      expect(Math.abs(pw! / ph! - w / h) / (w / h)).toBeLessThan(0.01);
+    }
   });
 
   it('refuses a truncated file, a non-PDF and an empty file', async () => {
