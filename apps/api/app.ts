@@ -10,7 +10,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Platform } from '../platform/types.ts';
-import { registerEdge, setBillingHeaders } from './edge.ts';
+import { clientErrorResponse, registerEdge, setBillingHeaders } from './edge.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
@@ -51,6 +51,14 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     // 256 characters, which percent-encoded may take three times that); Fastify's default (100) refused a
     // legal subject id before its route could answer.
     routerOptions: { maxParamLength: 1024 },
+    // Requests Node's HTTP parser refuses (headers over 16 KiB, malformed HTTP) never reach a route: the
+    // answer is written to the socket in the spec's shape, as Fastify's own handler does with its body.
+    clientErrorHandler: (error, socket) => {
+      const e = error as Error & { code?: string };
+      if (e.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorResponse(e.code, nextRequestId(), ctx.clock.now()));
+      socket.destroy(e);
+    },
     // URLs Fastify's router refuses itself (bad percent-encoding, a parameter over maxParamLength) answer in
     // the spec's structured shape, through the edge's hooks (billing headers), not Fastify's own body.
     frameworkErrors: (error, request, reply) => {

@@ -1,4 +1,5 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
 import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
@@ -359,6 +360,42 @@ function resetHeader(now: number): string {
   return resetText.text;
 }
 
+/** The billing headers of an answer to no tenant (besides `x-request-id` and `x-ratelimit-reset`). */
+const UNAUTHENTICATED_BILLING_HEADERS = {
+  'x-ratelimit-limit': '0',
+  'x-ratelimit-remaining': '0',
+  'x-ratelimit-tier': 'none',
+  'x-ratelimit-billing-method': 'credits',
+  'x-credit-balance': '0',
+  'x-credit-cost': '0',
+} as const;
+
+/**
+ * The raw HTTP/1.1 answer to a request Node's parser refused before any route or hook saw it (Fastify's
+ * `clientErrorHandler`): headers over the size limit (431 `headers_too_large`), a request that took too
+ * long to arrive (408 `request_timeout`), anything else malformed (400 `invalid_request`); in the spec's
+ * structured shape with the unauthenticated billing headers, then the connection closes.
+ */
+export function clientErrorResponse(errorCode: string | undefined, requestId: string, nowMs: number): string {
+  const [status, code, message] =
+    errorCode === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request line and headers exceed the allowed size (16 KiB)']
+      : errorCode === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive']
+        : [400, 'invalid_request', 'The request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ success: false, error: { code, message, details: {} } });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+    'x-request-id': requestId,
+    'x-ratelimit-reset': resetHeader(nowMs),
+    ...UNAUTHENTICATED_BILLING_HEADERS,
+  };
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /**
  * The billing headers of every answer (spec, Limits); without `request.auth`, those of an unauthenticated
  * answer (no plan, no balance). Names are written in lower case (HTTP header names
@@ -371,12 +408,7 @@ export function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply:
   reply.header('x-request-id', request.id);
   reply.header('x-ratelimit-reset', resetHeader(now));
   if (!auth) {
-    reply.header('x-ratelimit-limit', '0');
-    reply.header('x-ratelimit-remaining', '0');
-    reply.header('x-ratelimit-tier', 'none');
-    reply.header('x-ratelimit-billing-method', 'credits');
-    reply.header('x-credit-balance', '0');
-    reply.header('x-credit-cost', '0');
+    for (const name in UNAUTHENTICATED_BILLING_HEADERS) reply.header(name, UNAUTHENTICATED_BILLING_HEADERS[name as keyof typeof UNAUTHENTICATED_BILLING_HEADERS]);
     return;
   }
   const plan = PLANS[auth.tenant.plan];

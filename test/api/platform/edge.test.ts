@@ -305,7 +305,7 @@ describe('shapes, docs and errors', () => {
     expect(poisoned.status).toBe(400);
   });
 
-  it("URLs Fastify's router refuses answer in the structured shape with every billing header; ids up to 1,024 characters reach their route", async () => {
+  it("requests Node's parser or Fastify's router refuses answer in the structured shape with every billing header; ids up to 1,024 characters reach their route", async () => {
     const { key } = await s.tenantWithKey('pro', ['read', 'write', 'admin']);
     const cases: Array<[string, string, number, string]> = [
       ['GET', '/v1/webhooks/endpoints/%ff', 400, 'invalid_request'],
@@ -320,6 +320,11 @@ describe('shapes, docs and errors', () => {
       expect(body).toMatchObject({ success: false, error: { code } });
       for (const h of BILLING_HEADERS) expect(r.headers.get(h), h).not.toBeNull();
     }
+    // refused by Node's HTTP parser (request line and headers over 16 KiB): still the structured shape
+    const huge = await s.fetch(`/v1/credits/balance?q=${'x'.repeat(20_000)}`, { key });
+    expect(huge.status).toBe(431);
+    expect(await huge.json()).toMatchObject({ success: false, error: { code: 'headers_too_large' } });
+    for (const h of BILLING_HEADERS) expect(huge.headers.get(h), h).not.toBeNull();
     // a subject id of 200 characters (enrolment accepts up to 256) is answered by the verify route itself
     const long = await s.fetch(`/v1/face-matching/verify/${'s'.repeat(200)}`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(long.status).not.toBe(414);
