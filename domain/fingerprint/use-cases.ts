@@ -60,9 +60,12 @@ export function checkThreshold(t: number | undefined): number {
   return v;
 }
 
-/** Refuses a template with too few usable minutiae. @throws FingerprintError `insufficient_quality`. */
-export function checkUsable(t: FingerprintTemplate): void {
-  const n = buildCylindersFast(t).n;
+/**
+ * Refuses a template with too few usable minutiae (`usable`: its valid cylinders, when the caller has built
+ * them already). @throws FingerprintError `insufficient_quality`.
+ */
+export function checkUsable(t: FingerprintTemplate, usable?: number): void {
+  const n = usable ?? buildCylindersFast(t).n;
   if (n < MIN_CYLINDERS) throw new FingerprintError('insufficient_quality', `Only ${t.minutiae.length} minutiae (${n} usable) were found; at least ${MIN_CYLINDERS} usable minutiae are required`, { minutiae_count: t.minutiae.length, usable: n, min_usable: MIN_CYLINDERS });
 }
 
@@ -127,8 +130,8 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.maxSearchLimit) throw new FingerprintError('invalid_request', `limit must be an integer from 1 to ${LIMITS.maxSearchLimit}`, { field: 'limit' });
   // A probe is held to the enrolment rule: an ISO record with no minutiae (which skips the image checks) was
   // answered 200 with nothing found, and charged.
-  checkUsable(input.template);
   const probe = buildCylindersFast(input.template);
+  checkUsable(input.template, probe.n);
   const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;
   const g = await deps.gallery.sync(input.tenantId);
   const ids = g.entries.size < EXHAUSTIVE_BELOW ? [...g.entries.keys()] : g.index.candidates(probe, candidateCount(g.entries.size));
@@ -159,9 +162,9 @@ export async function searchFingerprints(deps: FingerprintDeps, input: { tenantI
 export async function verifyFingerprint(deps: FingerprintDeps, input: { tenantId: string; subjectId: string; template: FingerprintTemplate; threshold?: number; requestId?: string }): Promise<{ verified: boolean; score: number; threshold: number; templateId: string; fingerPosition: number }> {
   validateSubjectId(input.subjectId, 'subjectId');
   const threshold = checkThreshold(input.threshold);
-  checkUsable(input.template);
-  const g = await deps.gallery.sync(input.tenantId);
   const probe = buildCylindersFast(input.template);
+  checkUsable(input.template, probe.n);
+  const g = await deps.gallery.sync(input.tenantId);
   const probeField = input.template.field !== undefined ? decodeField(input.template.field) : undefined;
   let best: { id: string; score: number; finger: number } | null = null;
   for (const e of g.entries.values()) {

@@ -125,7 +125,6 @@ export function toRecord(s: DeploymentState, revealed?: Map<string, string>): De
 }
 
 export interface DeploymentService {
-  /** @throws DeploymentError (validation codes, `client_id_taken`, `domain_taken`). */
   /**
    * Records a deployment of `ownerTenantId`, whose own plan is `ownerPlan`: the client's plan is `input.plan`,
    * else `basic` (or the owner's plan when that is lower); never above the owner's.
