@@ -151,6 +151,22 @@ export function looksLikeIneFront(lines: readonly OcrLine[]): boolean {
   return n >= 2;
 }
 
+/**
+ * The issuing state of a machine-readable zone printed among `lines` when it is not Mexico's, else null: the
+ * first row of a TD1 or TD2 card (`I`, `A` or `C`, a second letter or filler, then the three-letter state;
+ * ICAO Doc 9303 parts 5 and 6, 4.2.2) read with at least three fillers. A foreign identity card carries it
+ * on the side with the photo; an INE credential carries its own (`IDMEX`) on the back only.
+ */
+export function foreignMrzState(lines: readonly OcrLine[]): string | null {
+  for (const l of lines) {
+    const t = l.text.replace(/\s+/g, '').toUpperCase();
+    if (t.length < 28 || (t.match(/</g) ?? []).length < 3 || !/^[A-Z0-9<]+$/.test(t)) continue;
+    const m = /^[ACI][A-Z<]([A-Z]{3})/.exec(t);
+    if (m && m[1] !== 'MEX') return m[1]!;
+  }
+  return null;
+}
+
 /** True when the lines look like a utility bill or other non-identity document. */
 export function looksLikeBill(lines: readonly OcrLine[]): boolean {
   const n = ['TOTAL A PAGAR', 'PERIODO', 'FECHA LIMITE', 'NO. DE SERVICIO', 'NUMERO DE CUENTA', 'FACTURA', 'RECIBO'].filter((l) => lines.some((x) => containsLabel(x.text, l))).length;
@@ -169,6 +185,10 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
   // any field is read: a Mexican passport prints the holder's CURP, and a Czech specimen's page yielded a
   // CURP-shaped token, so the field test below alone let both through as a credential.
   if (findTd3Lines(frontLines).length && !looksLikeIneFront(frontLines)) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
+  // Likewise a foreign identity card (its TD1/TD2 zone next to the photo): a Romanian card's zone yielded a
+  // clave-shaped token and its expiry was taken for a date of birth (200, charged).
+  const foreign = looksLikeIneFront(frontLines) ? null : foreignMrzState(frontLines);
+  if (foreign) throw new OcrError('wrong_document_type', `The image is an identity document issued by ${foreign}, not a Mexican voter credential.`);
   const front = parseIneFront(frontLines);
   // Without a CURP or clave de elector, name rows alone do not make a credential: a bill has a holder's name too.
   if (!front.curp && !front.claveElector && (front.nameRows.length === 0 || looksLikeBill(frontLines))) {

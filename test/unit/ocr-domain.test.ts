@@ -7,7 +7,7 @@ import { buildIneMrz, buildTd3 } from '../../domain/mrz/index.ts';
 import { scoreAuthenticity } from '../../domain/ocr/authenticity.ts';
 import { billLabelOf, dateIn, money, parseBill, periodIn } from '../../domain/ocr/bills.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
-import { buildIneResult, isExpired } from '../../domain/ocr/identity.ts';
+import { buildIneResult, foreignMrzState, isExpired } from '../../domain/ocr/identity.ts';
 import { findTd1Lines, parseDmy, splitIneAddress } from '../../domain/ocr/ine.ts';
 import { restoreDiacritics, snapStateAbbreviation } from '../../domain/ocr/lexicon.ts';
 import { enyeFromCurp } from '../../domain/ocr/curp-spelling.ts';
@@ -198,6 +198,13 @@ describe('INE composition', () => {
     const td3 = buildTd3({ documentCode: 'P', issuingState: 'MEX', primaryIdentifier: 'GARCIA LOPEZ', secondaryIdentifier: 'MARIA', documentNumber: 'G12345678', nationality: 'MEX', dateOfBirth: '850315', sex: 'F', dateOfExpiry: '310101' });
     const passport = L([['Apellidos / Surname', 400, 100], ['GARCÍA LÓPEZ', 400, 128], ['Nombres / Given names', 400, 170], ['MARÍA', 400, 198], ['CURP', 400, 240], ['GALM850315MDFRPR06', 400, 268], [td3[0], 20, 600], [td3[1], 20, 650]]);
     expect(err(() => buildIneResult(passport, null, '2026-06-01'))).toBe('wrong_document_type');
+    // A foreign identity card with its TD2 zone on the front (PassportEye's 100_id-rou, as our recogniser read
+    // it): it was answered 200 as a credential with a clave built from the zone and the expiry as birth date.
+    const rou = L(['ROMANIA', 'CARTE DE IDENTITATE', 'SERIA HD NR198025', 'CNP1850509204994', 'Nume/Nom/Last name', 'SAVA', 'Prenume/Prenom/First name', 'SUPERMAN', 'Domicillu/Adresse/Addross', 'Str.Rotarilor nr.78', '17.10.03-09.05.2013', 'IDROUSAVA<<SUPERMAN<<<<<<<<<<<<<<<<<', 'HD198025<5MJZ8505095M130509012049941'].map((t, i) => [t, 20, 20 + 30 * i] as [string, number, number]));
+    expect(err(() => buildIneResult(rou, null, '2026-06-01'))).toBe('wrong_document_type');
+    expect(foreignMrzState(rou)).toBe('ROU');
+    // the INE's own zone (IDMEX, the back) is not foreign: sent as front it stays wrong_side
+    expect(foreignMrzState(backLines(MRZ))).toBeNull();
   });
 
   it('finds the TD1 rows among back lines with CJK look-alike glyphs', () => {
