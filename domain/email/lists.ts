@@ -90,11 +90,38 @@ export function suggestCorrection(local: string, asciiDomain: string): string | 
   if (corrected === undefined) {
     // The suggestion depends on the domain alone (~1 ms of fuzzy matching): remember it per domain.
     const found = spellChecker.run({ email: `x@${asciiDomain}`, domains: l.suggestDomains, topLevelDomains: l.suggestTlds });
-    corrected = found && found.domain !== asciiDomain ? found.domain : null;
+    corrected = found && found.domain !== asciiDomain && plausibleTypo(asciiDomain, found.domain) ? found.domain : null;
     if (suggestionCache.size >= SUGGESTION_CACHE_SIZE) suggestionCache.delete(suggestionCache.keys().next().value as string);
     suggestionCache.set(asciiDomain, corrected);
   }
   return corrected === null ? null : `${local}@${corrected}`;
+}
+
+/**
+ * Whether `suggested` can be what was meant by `typed`: the same first label (only the suffix was
+ * mistyped: `gmail.co`), or first labels of at least three characters that one edit per three characters
+ * of the suggestion turns into each other (restricted Damerau-Levenshtein: a transposition is one edit,
+ * `gmial` -> `gmail`). mailcheck's own distance (sift3, threshold 2) offered `qq.com` for `d1.com`,
+ * `bt.com` for `b.com` and `lee.mx` for `tec.mx`: names rewritten, not typos.
+ */
+function plausibleTypo(typed: string, suggested: string): boolean {
+  const a = typed.split('.')[0]!;
+  const b = suggested.split('.')[0]!;
+  if (a === b) return true;
+  return Math.min(a.length, b.length) >= 3 && osaDistance(a, b) <= Math.max(1, Math.floor(b.length / 3));
+}
+
+/** Optimal string alignment distance (insertions, deletions, substitutions and adjacent transpositions; Damerau 1964). */
+function osaDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 const SUGGESTION_CACHE_SIZE = 20_000;

@@ -83,6 +83,10 @@ describe('lists from data packages', () => {
     expect(suggestCorrection('juan', 'gmail.con')).toBe('juan@gmail.com');
     expect(suggestCorrection('juan', 'gmail.com')).toBeNull();
     expect(suggestCorrection('juan', 'empresa.com.mx')).toBeNull();
+    // short names rewritten are not typos (mailcheck alone offered qq.com, bt.com, lee.mx)
+    for (const d of ['d1.com', 'ab.com', 'b.com', 'tec.mx', 'gmai.com.mx']) expect(suggestCorrection('a', d), d).toBeNull();
+    expect(suggestCorrection('a', 'qq.cm')).toBe('a@qq.com');
+    expect(suggestCorrection('a', 'iclud.com')).toBe('a@icloud.com');
     expect(suggestCorrection('juan', '[127.0.0.1]')).toBeNull();
   });
 });
