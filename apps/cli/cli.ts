@@ -7,7 +7,7 @@
  *
  *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
  *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}
- *   tenant limits --tenant ID [--rpm N|unlimited|plan] [--concurrency N|unlimited|plan]
+ *   tenant limits --tenant ID [--rpm N|unlimited|plan] [--concurrency N|unlimited|plan]   (a limit not named keeps its value)
  *   key create --tenant ID --permissions read,write[,admin] [--test] [--name N] -> {"key","key_id"}
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
@@ -20,7 +20,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
 import { createPlatform } from '../platform/platform.ts';
-import { TenancyError, changePlan, createApiKey, createTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
+import { TenancyError, changePlan, createApiKey, createTenant, currentTenantLimits, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { PLANS } from '../../domain/plans/plans.ts';
 import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
@@ -94,9 +94,13 @@ async function main(argv: string[]): Promise<void> {
         return out({ tenant_id: values.tenant, plan: values.plan });
       }
       case 'tenant limits': {
-        const rpm = limitValue(values.rpm);
-        const concurrent = limitValue(values.concurrency);
-        await setTenantLimits({ store, tenantId: need('tenant'), requestsPerMinute: rpm, concurrentRequests: concurrent });
+        // A limit not named keeps its current value (each TenantLimitsSet holds both: setting one alone used
+        // to return the other to the plan's); `plan` returns a named one to the plan's value.
+        const tenantId = need('tenant');
+        const current = await currentTenantLimits(store, tenantId);
+        const rpm = values.rpm === undefined ? current.requestsPerMinute : limitValue(values.rpm);
+        const concurrent = values.concurrency === undefined ? current.concurrentRequests : limitValue(values.concurrency);
+        await setTenantLimits({ store, tenantId, requestsPerMinute: rpm, concurrentRequests: concurrent });
         return out({ tenant_id: values.tenant, requests_per_minute: rpm === undefined ? 'plan' : (rpm ?? 'unlimited'), concurrent_requests: concurrent === undefined ? 'plan' : (concurrent ?? 'unlimited') });
       }
       case 'key create': {

@@ -48,6 +48,20 @@ export async function changePlan(o: { store: EventStore; tenantId: string; plan:
  * Overrides a tenant's per-minute and concurrency limits; `null` lifts a limit, `undefined` returns it
  * to the plan's value.
  */
+/**
+ * A tenant's limit overrides as its last `TenantLimitsSet` left them: a number, `null` (lifted), or absent
+ * (the plan's value). @throws TenancyError `unknown_tenant`.
+ */
+export async function currentTenantLimits(store: EventStore, tenantId: string): Promise<{ requestsPerMinute?: number | null; concurrentRequests?: number | null }> {
+  const { events, currentRevision } = await store.readStream(tenantStream(tenantId));
+  if (currentRevision === null) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
+  const last = events.filter((e) => e.type === 'TenantLimitsSet').at(-1) as unknown as TenantLimitsSet | undefined;
+  const out: { requestsPerMinute?: number | null; concurrentRequests?: number | null } = {};
+  if (last?.data.requests_per_minute !== undefined) out.requestsPerMinute = last.data.requests_per_minute;
+  if (last?.data.concurrent_requests !== undefined) out.concurrentRequests = last.data.concurrent_requests;
+  return out;
+}
+
 export async function setTenantLimits(o: {
   store: EventStore;
   tenantId: string;

@@ -45,6 +45,11 @@ describe('operator CLI against a running server', () => {
     const limits = await cli('tenant', 'limits', '--tenant', tenant_id, '--rpm', 'unlimited', '--concurrency', '7');
     expect(limits).toMatchObject({ requests_per_minute: 'unlimited', concurrent_requests: 7 });
     await within(1000, async () => s.ctx.tenancy.state.tenants.get(tenant_id)?.limits.concurrentRequests === 7);
+    // naming one limit keeps the other (it used to return to the plan's value); `plan` returns a named one
+    expect(await cli('tenant', 'limits', '--tenant', tenant_id, '--concurrency', '3')).toMatchObject({ requests_per_minute: 'unlimited', concurrent_requests: 3 });
+    await within(1000, async () => s.ctx.tenancy.state.tenants.get(tenant_id)?.limits.concurrentRequests === 3);
+    expect(s.ctx.tenancy.state.tenants.get(tenant_id)?.limits.requestsPerMinute).toBeNull();
+    expect(await cli('tenant', 'limits', '--tenant', tenant_id, '--rpm', 'plan')).toMatchObject({ requests_per_minute: 'plan', concurrent_requests: 3 });
 
     const revoked = await cli('key', 'revoke', '--key-id', key_id);
     expect(revoked).toMatchObject({ key_id, revoked: true });
