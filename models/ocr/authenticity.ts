@@ -111,6 +111,17 @@ function inePortraitBox(page: ReadPage): Box | null {
 }
 
 /**
+ * The portrait area of a passport data page: from the document's left edge to the visual-zone text column,
+ * over the top 70% of the page (the MRZ below). The column's edge is the first quartile of the left edges of
+ * the lines that are not MRZ rows (the leftmost line when fewer than four), 4 px of margin.
+ */
+function passportPortraitBox(page: ReadPage): Box {
+  const xs = page.lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x).sort((a, b) => a - b);
+  const left = xs.length >= 4 ? xs[Math.floor(xs.length / 4)]! : (xs[0] ?? page.docBox.x);
+  return { x: page.docBox.x, y: page.docBox.y, w: Math.max(0, left - page.docBox.x - 4), h: page.docBox.h * 0.7 };
+}
+
+/**
  * Reads the image and measures every signal.
  * @throws OcrError `wrong_document_type` when neither an INE side nor a passport page is recognised
  */
@@ -129,9 +140,11 @@ export async function measureAuthenticity(input: AuthenticityInput, options: { c
     signals.mrz_matches_front = r.validation.mrz === 'ok' ? r.cross.mrzVsFront.name : null;
     signals.curp_consistent = r.validation.curp === 'not_present' ? null : r.validation.curp === 'ok' && [r.cross.curpVsData.initials, r.cross.curpVsData.dateOfBirth, r.cross.curpVsData.sex].every((v) => v !== false);
     signals.expected_layout = r.cross.layoutScore >= 0.5;
-    // Passport data page: the portrait is left of the visual-zone text column, above the MRZ.
-    const left = Math.min(...lines.filter((l) => !/<</.test(l.text)).map((l) => l.box.x));
-    photo = { x: page.docBox.x, y: page.docBox.y, w: Math.max(0, left - page.docBox.x - 4), h: page.docBox.h * 0.7 };
+    // Passport data page: the portrait is left of the visual-zone text column, above the MRZ (ICAO Doc 9303
+    // part 4, zone V). The column's left edge is where most of the page's lines start (their first quartile):
+    // the leftmost line alone is often the `PASSPORT` header printed above the portrait, which left a crop a
+    // few pixels wide and failed the signal on every genuine specimen page.
+    photo = passportPortraitBox(page);
   } else if (looksLikeIneFront(lines)) {
     // The same Spanish re-read of the name rows as extraction: without it a misread name gives CURP
     // initials that disagree, and a genuine card fails `curp_consistent`, a tampering signal.
