@@ -247,9 +247,10 @@ export async function checkSignature(pdf: Buffer, sig: FoundSignature): Promise<
   const signedRevision = pdf.subarray(0, c + d);
   const content = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
   const coversWholeFile = a === 0 && c + d === pdf.length;
+  let sd: pkijs.SignedData | null = null;
   try {
     const ci = pkijs.ContentInfo.fromBER(toAB(sig.cms));
-    const sd = new pkijs.SignedData({ schema: ci.content });
+    sd = new pkijs.SignedData({ schema: ci.content });
     const res = await sd.verify({ signer: 0, data: toAB(content), checkChain: false, extendedMode: true });
     const signerCert = res.signerCertificate ? Buffer.from(res.signerCertificate.toSchema().toBER(false)) : null;
     let timestamp: Date | null = null;
@@ -264,6 +265,41 @@ export async function checkSignature(pdf: Buffer, sig: FoundSignature): Promise<
       error: null,
     };
   } catch (error) {
-    return { valid: false, coversWholeFile, signerCertificateSha256: null, signedRevision, timestamp: null, error: (error as Error).message ?? 'unreadable signature' };
+    // A failed verification (pkijs throws on a digest mismatch) still names who signed: the certificate the
+    // signer info points at (RFC 5652 5.3, `sid`), so a tampered copy of our own seal is still reported as ours.
+    const cert = sd ? signerCertificateOf(sd, (error as { signerCertificate?: pkijs.Certificate }).signerCertificate) : null;
+    return {
+      valid: false,
+      coversWholeFile,
+      signerCertificateSha256: cert ? createHash('sha256').update(Buffer.from(cert.toSchema().toBER(false))).digest('hex') : null,
+      signedRevision,
+      timestamp: null,
+      error: (error as Error).message ?? 'unreadable signature',
+    };
   }
+}
+
+/**
+ * The certificate of the first signer of `sd`: `fromError` when pkijs reported it, else the one of
+ * `sd.certificates` whose issuer and serial number, or subject key identifier, match the signer info's `sid`
+ * (RFC 5652 5.3). Null when none matches or the structures are unreadable.
+ */
+function signerCertificateOf(sd: pkijs.SignedData, fromError?: pkijs.Certificate): pkijs.Certificate | null {
+  if (fromError) return fromError;
+  try {
+    const sid = sd.signerInfos[0]?.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined;
+    if (!sid) return null;
+    for (const c of sd.certificates ?? []) {
+      if (!(c instanceof pkijs.Certificate)) continue;
+      if (sid instanceof pkijs.IssuerAndSerialNumber) {
+        if (c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer)) return c;
+      } else {
+        const ski = c.extensions?.find((x) => x.extnID === '2.5.29.14')?.parsedValue as asn1js.OctetString | undefined;
+        if (ski && Buffer.from(ski.valueBlock.valueHexView).equals(Buffer.from(sid.valueBlock.valueHexView))) return c;
+      }
+    }
+  } catch {
+    // unreadable: no signer named
+  }
+  return null;
 }
