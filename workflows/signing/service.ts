@@ -295,7 +295,8 @@ export function createSigningService(deps: SigningDeps) {
           decideFinalize(
             st,
             { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user },
-            clock.now(),
+            // the instant the sealed certificate of completion states (finalizedAt), not the time sealing ended
+            now,
           ),
         {},
       );

@@ -72,7 +72,12 @@ describe('signing audit trail for auditors', () => {
     const f = join(s.dataDir, 'cert.pdf');
     writeFileSync(f, cert);
     const text = spawnSync('pdftotext', [f, '-'], { encoding: 'utf8' });
-    if (text.status === 0) expect(text.stdout.replace(/\s+/g, '')).toContain(audit.json.certificate_chain_head);
+    if (text.status === 0) {
+      expect(text.stdout.replace(/\s+/g, '')).toContain(audit.json.certificate_chain_head);
+      // and the same finalize instant as the record (it printed the start of sealing, up to 5 s earlier)
+      const finalizedAt = ((await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any).data.finalized_at as string;
+      expect(text.stdout.replace(/\s+/g, " "), text.stdout).toContain(`finalized ${finalizedAt}`);
+    }
     else console.log('skip: pdftotext not installed; certificate text not checked');
 
     // Edit one logged fact (the first signer's IP) behind the service's back: the chain breaks after it.
