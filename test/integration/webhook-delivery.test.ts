@@ -148,17 +148,21 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
   it('a 410 answer disables the endpoint without retries; later events are not sent to it', async () => {
     rx.on('/gone', { status: 410 });
     const ep = await stack.runtime.service.create('t1', { url: `${rx.origin}/gone`, events: ['face.verified'] });
+    // a test delivery reports the 410 without disabling (its message said "endpoint disabled" while it stayed active)
+    const t = await stack.runtime.service.test('t1', ep.id, 'face.verified');
+    expect(t).toMatchObject({ test_sent: true, response_status: 410, error_message: expect.stringContaining('a test does not') });
+    expect((await stack.runtime.service.list('t1', { active: true, page: 1, per_page: 5 })).data.map((x) => x.id)).toEqual([ep.id]);
     await stack.publish('t1', 'face.verified', {});
     await stack.settle();
     clock.advance(3 * 60 * MIN);
     await stack.settle();
-    expect(byPath('/gone')).toHaveLength(1);
+    expect(byPath('/gone')).toHaveLength(2); // the test, then the event
     const e = (await stack.runtime.service.list('t1', { page: 1, per_page: 5 })).data.find((x) => x.id === ep.id)!;
     expect(e.active).toBe(false);
     expect((await stack.runtime.service.list('t1', { active: true, page: 1, per_page: 5 })).data).toHaveLength(0);
     await stack.publish('t1', 'face.verified', {});
     await stack.settle();
-    expect(byPath('/gone')).toHaveLength(1);
+    expect(byPath('/gone')).toHaveLength(2);
   });
 
   it('restart: deliveries waiting for their next attempt all complete or fail after a restart; none lost, none sent twice', async () => {

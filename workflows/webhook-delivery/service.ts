@@ -251,7 +251,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         response_time: r.responseTimeMs,
         response_body: r.responseBody,
         response_body_truncated: r.responseBodyTruncated,
-        error_message: r.errorMessage,
+        // A test delivery never changes the endpoint: a 410 Gone here is reported, not acted on.
+        error_message: r.outcome === 'gone' ? 'receiver answered 410 Gone: an event delivery would disable this endpoint (a test does not)' : r.errorMessage,
       };
     },
 
