@@ -124,7 +124,7 @@ for (const v of variants) {
       expect(created.status).toBe(202);
       const id = created.body.export_id;
       const done = await eventually(async () => ((await status(id, basic.key)).body.status === 'completed' ? (await status(id, basic.key)).body : null), 30_000, 'jsonl export');
-      expect(done.format).toBe('jsonl');
+      expect(done.format).toBe('json'); // as requested (it read jsonl); the file is JSON Lines
       const lines = (await (await fetch(done.download_url)).text()).trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.map((l) => l.request_size)).toEqual([1, 2]);
       expect(Object.keys(lines[0])).toEqual(['id', 'created_at', 'endpoint', 'method', 'status_code', 'response_time', 'request_size', 'response_size', 'credits_charged']);

@@ -27,7 +27,7 @@ const StatusResponse = z.object({
   export_id: z.string(),
   status: z.enum(['processing', 'completed', 'failed', 'expired']),
   progress: z.number().describe('Percent, 0-100.'),
-  format: z.enum(['csv', 'jsonl']),
+  format: z.enum(['csv', 'json']).describe('As requested: `csv`, or `json` (the file is JSON Lines, one object per row).'),
   start_date: z.string(),
   end_date: z.string(),
   include_details: z.boolean(),
@@ -53,7 +53,8 @@ function statusBody(doc: ExportDoc, exportsUc: UsageExports, base: string, nowMs
     export_id: doc.export_id,
     status: doc.status,
     progress: doc.progress,
-    format: doc.format,
+    // The request's name for the format (`json`); the file itself is JSON Lines (`.jsonl`).
+    format: doc.format === 'csv' ? ('csv' as const) : ('json' as const),
     start_date: doc.start,
     end_date: doc.end,
     include_details: doc.include_details,
