@@ -151,7 +151,8 @@ export type RealtimeInterval = keyof typeof REALTIME_INTERVALS;
 
 /**
  * `/v1/usage/realtime`: the last `window` in `interval` buckets (aligned to UTC, zero-filled, oldest
- * first; the last one is the current, partial bucket). Rates are calls per minute; `error_rate` is the
+ * first; the last one is the current, partial bucket). Rates are calls per minute (`current_rate`: the last 5
+ * minutes' mean; `peak_rate`: the window's busiest minute, so never below it); `error_rate` is the
  * fraction (0-1) of calls with status >= 400; times in seconds.
  */
 export async function usageRealtime(store: ReadModelStore, tenantId: string, window: RealtimeWindow, interval: RealtimeInterval, nowMs: number) {
@@ -164,6 +165,9 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
   const rows = await cols.rollups.find({ tenant_id: tenantId, grain, endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
   const points = Array.from({ length: count }, (_, i) => ({ t: first + i * step, calls: 0, errors: 0, rt: 0 }));
   let lastFive = 0;
+  // The busiest single minute of the window (calls): minute rollups, the ones above or, with hourly buckets,
+  // read for the window (at most 1,440). An interval's average would put the peak under the current rate.
+  let peakMinute = 0;
   for (const r of rows) {
     const ms = Date.parse(r.bucket);
     const p = points[Math.floor((ms - first) / step)];
@@ -172,10 +176,14 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
     p.errors += r.errors;
     p.rt += r.rt_sum;
     if (grain === 'm' && ms > floorTo(nowMs, 60_000) - 5 * 60_000) lastFive += r.calls;
+    if (grain === 'm') peakMinute = Math.max(peakMinute, r.calls);
   }
   if (grain === 'h') {
-    const recent = await cols.rollups.find({ tenant_id: tenantId, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gt: iso(floorTo(nowMs, 60_000) - 5 * 60_000) } });
-    lastFive = recent.reduce((s, r) => s + r.calls, 0);
+    const minutes = await cols.rollups.find({ tenant_id: tenantId, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
+    for (const r of minutes) {
+      peakMinute = Math.max(peakMinute, r.calls);
+      if (Date.parse(r.bucket) > floorTo(nowMs, 60_000) - 5 * 60_000) lastFive += r.calls;
+    }
   }
   const byEndpoint = await callsByEndpoint(store, tenantId, first, nowMs + 1);
   const total = points.reduce((s, p) => s + p.calls, 0);
@@ -185,7 +193,7 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
   return {
     data: {
       current_rate: round(lastFive / 5, 2),
-      peak_rate: round(Math.max(0, ...points.map((p) => p.calls)) / REALTIME_INTERVALS[interval], 2),
+      peak_rate: peakMinute,
       total_calls: total,
       error_rate: total ? round(errors / total) : 0,
       avg_response_time: total ? round(rtSum / total, 6) : 0,

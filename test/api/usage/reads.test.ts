@@ -99,6 +99,13 @@ for (const v of variants) {
       expect(cr.body.data.usage_by_service).toEqual({ test: 3 });
       expect(cr.body.data.estimated_monthly_burn).toBe(Math.round((3 / 7) * 30));
       expect(cr.body.data.days_remaining).toBe(Math.floor(19997 / (3 / 7)));
+      // peak_rate is the busiest minute, whatever the interval (hourly buckets put it under current_rate)
+      const minutes = (await get('/v1/usage/realtime?window=1h&interval=1m')).body.data;
+      const hourly = (await get('/v1/usage/realtime?window=24h&interval=1h')).body.data;
+      const busiest = Math.max(...minutes.timeseries.map((p: any) => p.calls));
+      expect(minutes.peak_rate).toBe(busiest);
+      expect(hourly.peak_rate).toBeGreaterThanOrEqual(busiest); // the minute rows may have gained this very call
+      expect(hourly.peak_rate).toBeGreaterThanOrEqual(hourly.current_rate);
       // "no end": the last day of year 9999 (one past it is a five-digit year, which sorted before every date)
       for (const end of ['9999-12-31', '9999-12-31T23:59:59.999Z']) {
         const open = await get(`/v1/usage/stats?start_date=2026-11-20&end_date=${end}&endpoint=/v1/test`);

@@ -81,7 +81,7 @@ const RealtimeResponse = z.object({
   success: z.literal(true),
   data: z.object({
     current_rate: num.describe('Calls per minute over the last 5 minutes.'),
-    peak_rate: num.describe('Highest calls per minute of any interval of the window.'),
+    peak_rate: num.describe('Calls in the busiest minute of the window (never below current_rate).'),
     total_calls: num,
     error_rate: num.describe('Fraction (0-1) of calls answered with status >= 400.'),
     avg_response_time: num.describe('Seconds.'),
