@@ -107,6 +107,10 @@ describe('signing lifecycle', () => {
     expect(mid.data.signers[1].status).toBe('sent');
 
     const mail2 = await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes('beto@example.com')), 15_000, 'invitation of beto');
+    // Page images follow the signing page: served to a signer who may act, not to one who signed.
+    const pageOf = (link: string) => fetch(s.url + link.replace(/\?t=/, '/pages/1.png?t='));
+    expect((await pageOf(linkOf(mail2))).status).toBe(200);
+    expect((await pageOf(linkOf(mail1))).status).toBe(404);
     const png = await sharp({ create: { width: 400, height: 120, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0 } } })
       .composite([{ input: Buffer.from('<svg width="400" height="120"><path d="M10 90 C 80 10, 160 110, 240 40 S 360 80, 390 30" stroke="#0d1b5e" stroke-width="5" fill="none"/></svg>') }])
       .png()

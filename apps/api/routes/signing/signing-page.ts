@@ -95,7 +95,13 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       const { document_id, page: p } = request.params as { document_id: string; page: string };
       const token = str((request.query as Record<string, unknown>).t);
       try {
-        const { state } = await service.openLink(document_id, token);
+        const { state, signer } = await service.openLink(document_id, token);
+        // Served while the signing page itself is (the signer may still act): not for a cancelled, expired or
+        // finalized document, nor to a signer who signed or declined (a cancelled one's pages were still served).
+        const status = effectiveStatus(state, service.now());
+        if (status === 'expired' || status === 'cancelled' || status === 'completed' || signer.status === 'signed' || signer.status === 'declined') {
+          throw new SigningError('document_not_found', 'not open for signing');
+        }
         const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
         return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').send(png);
       } catch (error) {
