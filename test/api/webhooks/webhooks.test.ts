@@ -159,6 +159,10 @@ describe('/v1/webhooks over real HTTP (real HTTPS receiver on loopback)', () => 
     expect(Object.keys(upd.data).sort()).toEqual(['active', 'events', 'id', 'updated_at', 'url']);
     const badPut = await s.fetch(`/v1/webhooks/endpoints/${ids[1]}`, { method: 'PUT', key: t.key, ...json({ url: 'http://plain.example' }) });
     expect(((await badPut.json()) as any).error.code).toBe('invalid_url');
+    // a field the endpoint cannot change is refused, not ignored (a `secret` was answered 200 and kept the old one)
+    const secretPut = await s.fetch(`/v1/webhooks/endpoints/${ids[1]}`, { method: 'PUT', key: t.key, ...json({ secret: 'whsec_mine' }) });
+    expect(secretPut.status).toBe(400);
+    expect(((await secretPut.json()) as any).error.code).toBe('validation_error');
 
     // Another tenant's id behaves like an unknown one on every route.
     for (const [method, p, body] of [

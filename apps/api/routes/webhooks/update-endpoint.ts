@@ -3,12 +3,18 @@ import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
 import { ActiveField, DescriptionField, EndpointIdParams, EventsField, UrlField, mapErrors } from './schemas.ts';
 
-export const UpdateEndpointBody = z.object({
-  url: UrlField.optional(),
-  events: EventsField.optional(),
-  description: DescriptionField.optional(),
-  active: ActiveField.optional(),
-});
+/**
+ * Strict: a field the endpoint cannot change is refused (400 `validation_error`), not ignored: a `secret`
+ * sent to rotate it was answered 200 and left the old secret in place (rotate by creating a new endpoint).
+ */
+export const UpdateEndpointBody = z
+  .object({
+    url: UrlField.optional(),
+    events: EventsField.optional(),
+    description: DescriptionField.optional(),
+    active: ActiveField.optional(),
+  })
+  .strict();
 export const UpdateEndpointResponse = z.object({
   success: z.literal(true),
   data: z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), active: z.boolean(), updated_at: z.string() }),
@@ -23,7 +29,7 @@ export function registerUpdateEndpoint(app: ApiApp, service: WebhookService): vo
     schema: {
       tags: ['webhooks'],
       summary: 'Update a webhook endpoint',
-      description: 'All fields optional; the same checks as creation apply. 404 `endpoint_not_found` for unknown ids and other accounts\' ids.',
+      description: 'All fields optional; the same checks as creation apply; any other field (e.g. `secret`: rotate it by creating a new endpoint) is 400 `validation_error`. 404 `endpoint_not_found` for unknown ids and other accounts\' ids.',
       params: EndpointIdParams,
       body: UpdateEndpointBody,
       response: { 200: UpdateEndpointResponse },
