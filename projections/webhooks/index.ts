@@ -34,6 +34,7 @@ export interface WebhookDeliveryDoc {
   event_id: string;
   event_type: string;
   status: DeliveryStatus;
+  /** Attempts that sent a request (a step skipped because the endpoint was inactive or deleted is not one). */
   attempts: number;
   response_status: number | null;
   response_time: number | null;
@@ -153,7 +154,8 @@ async function applyAttempt(
     event_id: d.event_id,
     event_type: d.event_type,
     status: wasFinal ? prev.status : d.status,
-    attempts: Math.max(prev?.attempts ?? 0, d.attempt),
+    // Requests actually sent: a step that found the endpoint inactive or deleted sent nothing.
+    attempts: d.outcome === 'skipped' ? (prev?.attempts ?? 0) : Math.max(prev?.attempts ?? 0, d.attempt),
     response_status: d.response_status,
     response_time: d.response_time,
     error_message: d.error_message,

@@ -264,6 +264,10 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
     clock.advance(MIN);
     await stack.settle();
     expect(byPath('/del')).toHaveLength(1);
+    // one request was sent: the step that found the endpoint inactive is not an attempt (it read 2)
+    await stack.settle();
+    const [d] = (await svc.deliveries('t1', ep.id, { page: 1, per_page: 5 })).data;
+    expect(d).toMatchObject({ attempts: 1 });
     await expect(svc.remove('t2', ep.id)).rejects.toMatchObject({ code: 'endpoint_not_found' });
     await svc.remove('t1', ep.id);
     await expect(svc.deliveries('t1', ep.id, { page: 1, per_page: 5 })).rejects.toMatchObject({ code: 'endpoint_not_found' });
