@@ -224,6 +224,12 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       complete(request, CLIENT_CLOSED_REQUEST);
       return done(null, payload);
     }
+    // A streamed answer (an export, a PDF) that the client abandons mid-way never reaches onResponse either:
+    // the response's `close` completes the call then (a no-op when onResponse already did), else its slot
+    // stayed taken until a restart.
+    if (edge && payload !== null && typeof payload === 'object' && typeof (payload as { pipe?: unknown }).pipe === 'function') {
+      reply.raw.once('close', () => complete(request, reply.raw.writableFinished ? reply.statusCode : CLIENT_CLOSED_REQUEST));
+    }
     if (!edge?.reservationId || !request.auth) {
       try {
         finishHeaders(ctx, request, reply, payload);

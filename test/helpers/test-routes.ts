@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Readable } from 'node:stream';
 import type { ApiApp } from '../../apps/api/app.ts';
 import { ApiError } from '../../apps/api/errors.ts';
 
 /**
  * Routes that only tests register (through `startTestServer({ extend })`), to exercise the edge:
- * a priced route, a priced route that fails, a slow one, a registry-shaped one, one taking a JWT.
+ * a priced route, a priced route that fails, a slow one, a registry-shaped one, one taking a JWT, a slow
+ * streamed download.
  */
 export function registerTestRoutes(app: ApiApp): void {
   app.post('/v1/test/priced', { config: { billing: { cost: 1 } } }, async () => ({ success: true, data: { ok: true } }));
@@ -26,4 +28,14 @@ export function registerTestRoutes(app: ApiApp): void {
     via: request.auth!.via,
   }));
   app.post('/v1/test/write', { config: { auth: { permission: 'write' } } }, async () => ({ success: true }));
+  // A free download streamed slowly: 200 chunks of 64 KiB, one every 5 ms (about 1 s, 12.5 MiB).
+  app.get('/v1/test/stream', async (_request, reply) => {
+    let n = 0;
+    const body = new Readable({
+      read() {
+        setTimeout(() => this.push(++n > 200 ? null : Buffer.alloc(64 * 1024, 120)), 5);
+      },
+    });
+    return reply.type('text/plain').send(body);
+  });
 }

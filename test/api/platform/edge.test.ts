@@ -258,6 +258,22 @@ describe('rate and concurrency limits', () => {
     await s.ctx.projections.catchUp();
     const rows = await (await usageEventsCollection(s.ctx.readModels)).find({ tenant_id: tenantId, endpoint: '/v1/test/slow' });
     expect(rows.map((r) => [r.status_code, r.credits_charged])).toEqual([[499, 0], [499, 0]]);
+    // a streamed download abandoned mid-way frees its slot too (Fastify never runs onResponse for it)
+    for (let i = 0; i < 2; i++) {
+      const gone = new AbortController();
+      const res = await s.fetch('/v1/test/stream', { key, signal: gone.signal });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      gone.abort();
+      await reader.cancel().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await s.fetch('/v1/credits/balance', { key })).status).toBe(200);
+    }
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+    const streamed = await (await usageEventsCollection(s.ctx.readModels)).find({ tenant_id: tenantId, endpoint: '/v1/test/stream' });
+    expect(streamed.map((r) => r.status_code)).toEqual([499, 499]);
     const state = await s.ctx.credits.snapshot(tenantId);
     expect(state.open.size).toBe(0);
     expect(state.totalUsed).toBe(0);
