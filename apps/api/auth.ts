@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, hashApiKey, hashesEqual, type Permission } from '../../domain/tenancy/api-key.ts';
 import type { Tenant } from '../../domain/tenancy/tenancy.ts';
 import type { Config } from './config.ts';
-import { PlatformErrors } from './errors.ts';
+import { ApiError, PlatformErrors } from './errors.ts';
 import type { TenancyView } from '../platform/tenancy-view.ts';
 
 /** Who is calling: set on `request.auth` by the authentication hook. Treat as read-only (it may be shared between calls of one key). */
@@ -42,10 +42,25 @@ function bearer(request: FastifyRequest): string {
   return m[1]!;
 }
 
-/** @throws ApiError 401 without an identity, 403 when it lacks the required permission. */
+/**
+ * The 403 of a key that authenticated but lacks the route's permission (`insufficient_permissions`). It
+ * carries the key's identity, so the answer still has the tenant's billing headers (plan, balance) and the
+ * call is recorded under its tenant, as the spec's "every response" headers ask.
+ */
+export class PermissionDenied extends ApiError {
+  constructor(
+    readonly identity: AuthContext,
+    permission: string,
+  ) {
+    const e = PlatformErrors.insufficientPermissions(permission);
+    super(e.status, e.code, e.message, e.details);
+  }
+}
+
+/** @throws ApiError 401 without an identity, {@link PermissionDenied} (403) when it lacks the required permission. */
 function permitted(auth: AuthContext | null, requirement: AuthRequirement): AuthContext {
   if (!auth) throw PlatformErrors.invalidCredentials();
-  if (!auth.permissions.includes(requirement.permission)) throw PlatformErrors.insufficientPermissions(requirement.permission);
+  if (!auth.permissions.includes(requirement.permission)) throw new PermissionDenied(auth, requirement.permission);
   return auth;
 }
 

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ApiApp } from './types.ts';
 import { InsufficientCreditsError, availableCredits } from '../../domain/credits/credits.ts';
 import { CREDIT_COSTS, PLANS, concurrencyLimit, nextResetUnix, perMinuteLimit, type RateClass } from '../../domain/plans/plans.ts';
-import { Authenticator, type AuthContext, type AuthRequirement } from './auth.ts';
+import { Authenticator, PermissionDenied, type AuthContext, type AuthRequirement } from './auth.ts';
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
 import { RateLimiterUnavailableError, type RateHit } from '../../infra/ports/rate-limiter.ts';
@@ -137,17 +137,19 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     if (config.auth === false || request.is404) return done();
     const requirement = config.auth ?? READ;
     let admitted: void | Promise<void>;
+    // A key refused for a missing permission is still its tenant's call (billing headers, usage).
+    const refused = (error: Error) => {
+      if (error instanceof PermissionDenied) request.auth = error.identity;
+      done(error);
+    };
     try {
       const auth = authenticator.authenticateKnown(request, requirement);
       admitted = auth ? admit(request, auth) : authenticator.authenticateMissed(request, requirement).then((a) => admit(request, a));
     } catch (error) {
-      return done(error as Error);
+      return refused(error as Error);
     }
     if (!admitted) return done();
-    admitted.then(
-      () => done(),
-      (error: Error) => done(error),
-    );
+    admitted.then(() => done(), refused);
   });
 
   /** Reserves a priced call's credits once its input is validated (429, or 402 on registry routes). */

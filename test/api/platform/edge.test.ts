@@ -68,6 +68,12 @@ describe('authentication', () => {
     expect((await r.json()).error.code).toBe('insufficient_permissions');
     const r2 = await s.fetch('/v1/api-keys', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permissions: ['read'] }) });
     expect(r2.status).toBe(403);
+    // the key is known: its tenant's billing headers, not the anonymous ones (tier none, balance 0)
+    for (const res of [r, r2]) {
+      expect(res.headers.get('x-ratelimit-tier')).toBe('pro');
+      expect(res.headers.get('x-credit-balance')).toBe('20000');
+      expect(res.headers.get('x-credit-cost')).toBe('0');
+    }
   });
 
   it('revocation takes effect on the very next request', async () => {
