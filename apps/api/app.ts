@@ -5,13 +5,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import { randomBytes } from 'node:crypto';
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Platform } from '../platform/types.ts';
 import { clientErrorResponse, registerEdge, setBillingHeaders } from './edge.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
+import { edgeDocumentedTransform } from './openapi-edge.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -103,7 +103,8 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (sk_live_/sk_test_) or, on e-mail endpoints, a dashboard session JWT' } } },
       security: [{ bearerAuth: [] }],
     },
-    transform: jsonSchemaTransform,
+    // The type provider's transform plus the edge's answers (401/403/429) and the billing headers.
+    transform: edgeDocumentedTransform,
   });
   app.addHook('onRoute', (route) => {
     // Swagger UI's own routes are public like the document itself.

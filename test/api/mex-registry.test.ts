@@ -352,8 +352,9 @@ describe('POST /v1/mex/curp/validate (free)', () => {
       expect(doc.paths[p].post.tags).toContain('mex');
     }
     expect(JSON.stringify(doc.paths[VALIDATE].post)).toContain('components');
-    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '402', '404', '503']);
-    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '402', '503']);
+    // 401, 403 and 429: the edge's answers (apps/api/openapi-edge.ts)
+    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '503']);
+    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '503']);
     expect(JSON.stringify(doc.paths[GET_CURP].post)).toContain('claveEntidad');
   });
 });

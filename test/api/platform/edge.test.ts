@@ -357,6 +357,15 @@ describe('shapes, docs and errors', () => {
     const doc = await (await s.fetch('/openapi.json')).json();
     expect(doc.openapi).toBe('3.1.0');
     for (const p of ['/v1/credits/balance', '/v1/api-keys', '/v1/status']) expect(doc.paths[p], p).toBeDefined();
+    // The edge's answers and the billing headers are documented on every authenticated route, in its group's shape.
+    const stats = doc.paths['/v1/usage/stats'].get.responses;
+    expect(Object.keys(stats)).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+    expect(stats['401'].content['application/json'].schema.properties.error.properties.code.enum).toEqual(['unauthorized']);
+    expect(Object.keys(stats['200'].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-Credit-Balance', 'X-Credit-Cost', 'X-Request-Id']));
+    const email = doc.paths['/v1/email/verify'].get.responses;
+    expect(email['401'].content['application/json'].schema.properties.error.enum).toEqual(['unauthorized']); // flat shape
+    expect(JSON.stringify(email['429'])).toContain('INSUFFICIENT_CREDITS'); // a priced route
+    expect(doc.paths['/v1/mex/renapo/get-curp'].post.responses['401'].content['application/json'].schema.properties.type.enum).toEqual(['UNAUTHORIZED']);
     const docs = await s.fetch('/docs', { redirect: 'follow' });
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('<html');

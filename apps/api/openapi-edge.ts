@@ -1,0 +1,96 @@
+/**
+ * What the edge adds to every route's answers, written into the OpenAPI document (`/openapi.json`) only:
+ * the billing headers on every response (spec, Limits) and the edge's own refusals of an authenticated
+ * route, in the error shape of the route's group (spec, Errors): 401 `unauthorized`, 403
+ * `insufficient_permissions`, 429 `rate_limit_exceeded` / `concurrency_limit_exceeded` and, on priced
+ * routes, the general `insufficient_credits` body (registry routes document their own 402). Routes keep
+ * their serialization schemas as they are: this runs in @fastify/swagger's `transform`, after the zod
+ * schemas were turned into JSON Schema, and never changes what a route writes.
+ */
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { CREDIT_COSTS } from '../../domain/plans/plans.ts';
+import type { ErrorShape } from './errors.ts';
+
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+type JsonSchema = Record<string, unknown>;
+
+/** The billing headers of every answer (spec, Limits). */
+const BILLING_HEADERS: Record<string, JsonSchema> = {
+  'X-RateLimit-Limit': { type: 'string', description: "The plan's monthly credit allowance (`unlimited` on Enterprise; 0 without a valid key)." },
+  'X-RateLimit-Remaining': { type: 'string', description: 'Credits available now (`unlimited` on Enterprise).' },
+  'X-RateLimit-Reset': { type: 'string', description: 'Unix time (seconds) when the monthly allowance renews.' },
+  'X-RateLimit-Tier': { type: 'string', description: 'The plan (`free`, `basic`, `pro`, `enterprise`; `none` without a valid key).' },
+  'X-RateLimit-Billing-Method': { type: 'string', description: '`credits`, or `admin_unlimited` on Enterprise.' },
+  'X-Credit-Balance': { type: 'string', description: 'Credits available after this call.' },
+  'X-Credit-Cost': { type: 'string', description: 'Credits this call cost (what it would have cost, on an insufficient-credits answer).' },
+  'X-Request-Id': { type: 'string', description: 'Request id (echoes a valid incoming X-Request-Id).' },
+};
+
+/** The error body of a group (spec, Errors), with `codes` as the documented values of its code field. */
+function errorBody(shape: ErrorShape, codes: string[]): JsonSchema {
+  const code = { type: 'string', enum: codes };
+  if (shape === 'flat') return { type: 'object', required: ['success', 'error', 'message'], properties: { success: { const: false }, error: code, message: { type: 'string' } } };
+  if (shape === 'registry') {
+    const types = codes.map((c) => c.toUpperCase());
+    return { type: 'object', required: ['success', 'status', 'type', 'message'], properties: { success: { const: false }, status: { const: 'ERROR' }, type: { type: 'string', enum: types }, message: { type: 'string' } } };
+  }
+  return {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: {
+      success: { const: false },
+      error: { type: 'object', required: ['code', 'message'], properties: { code, message: { type: 'string' }, details: { type: 'object' } } },
+    },
+  };
+}
+
+/** The general insufficient-credits answer (spec, "Insufficient credits (general)"). */
+const INSUFFICIENT_CREDITS: JsonSchema = {
+  type: 'object',
+  required: ['success', 'error', 'message', 'error_code', 'details', 'retry_after'],
+  properties: {
+    success: { const: false },
+    error: { const: 'insufficient_credits' },
+    message: { type: 'string' },
+    error_code: { const: 'INSUFFICIENT_CREDITS' },
+    details: {
+      type: 'object',
+      properties: {
+        credit_cost: { type: 'number' },
+        credit_balance: { type: 'number' },
+        needs_credits: { type: 'number' },
+        upgrade_message: { type: 'string' },
+        reset_date: { type: 'string', format: 'date-time' },
+      },
+    },
+    retry_after: { type: 'number', description: 'Seconds until the monthly allowance renews.' },
+  },
+};
+
+/**
+ * @fastify/swagger `transform`: the type provider's `jsonSchemaTransform`, then the edge's answers and the
+ * billing headers added to the route's responses (codes a route documents itself are left as they are).
+ */
+export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeof jsonSchemaTransform> {
+  const out = jsonSchemaTransform(input);
+  const schema = out.schema as JsonSchema & { response?: Record<string, JsonSchema>; hide?: boolean };
+  if (!schema || schema.hide) return out;
+  const config = (input.route.config ?? {}) as { auth?: unknown; errorShape?: ErrorShape; billing?: { cost: number } };
+  const response: Record<string, JsonSchema> = { ...(schema.response ?? {}) };
+  if (config.auth !== false) {
+    const shape = config.errorShape ?? 'structured';
+    const methods = Array.isArray(input.route.method) ? input.route.method : [input.route.method];
+    const priced = (config.billing?.cost ?? Math.max(0, ...methods.map((m) => (CREDIT_COSTS as Record<string, number>)[`${m} ${input.url}`] ?? 0))) > 0;
+    response['401'] ??= { description: '`unauthorized`: missing, malformed, unknown, revoked or expired credentials.', ...errorBody(shape, ['unauthorized']) };
+    response['403'] ??= { description: "`insufficient_permissions`: the key lacks the route's permission.", ...errorBody(shape, ['insufficient_permissions']) };
+    if (!response['429']) {
+      const limits = errorBody(shape, ['rate_limit_exceeded', 'concurrency_limit_exceeded']);
+      response['429'] =
+        priced && shape !== 'registry'
+          ? { description: "`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`, in the group's error shape; or `insufficient_credits` (spec, Insufficient credits).", oneOf: [limits, INSUFFICIENT_CREDITS] }
+          : { description: '`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`.', ...limits };
+    }
+  }
+  for (const code of Object.keys(response)) response[code] = { ...response[code], headers: BILLING_HEADERS };
+  return { ...out, schema: { ...schema, response } };
+}
