@@ -365,6 +365,10 @@ describe('shapes, docs and errors', () => {
     const email = doc.paths['/v1/email/verify'].get.responses;
     expect(email['401'].content['application/json'].schema.properties.error.enum).toEqual(['unauthorized']); // flat shape
     expect(JSON.stringify(email['429'])).toContain('INSUFFICIENT_CREDITS'); // a priced route
+    // route-level codes of the usage and webhook groups (bodies serialized whole: details kept)
+    expect(JSON.stringify(stats['400'])).toContain('invalid_date_range');
+    expect(JSON.stringify(doc.paths['/v1/webhooks/endpoints'].post.responses['400'])).toContain('url_not_allowed');
+    expect(Object.keys(doc.paths['/v1/webhooks/endpoints/{endpoint_id}'].put.responses)).toEqual(expect.arrayContaining(['400', '404']));
     expect(doc.paths['/v1/mex/renapo/get-curp'].post.responses['401'].content['application/json'].schema.properties.type.enum).toEqual(['UNAUTHORIZED']);
     const docs = await s.fetch('/docs', { redirect: 'follow' });
     expect(docs.status).toBe(200);

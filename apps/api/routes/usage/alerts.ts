@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { UsageAlerts } from '../../../../workflows/usage-alerts/service.ts';
 import { ALERT_METRICS, ALERT_OPERATORS, ALERT_WINDOWS, type AlertInput } from '../../../../domain/usage/alerts.ts';
-import { USAGE_ROUTE_CONFIG, mapUsageErrors } from './common.ts';
+import { USAGE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
 
 const Condition = z
   .object({
@@ -74,7 +74,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
       summary: 'Create a usage alert',
       description: 'Capped per plan: Free 0, Basic 1, Pro 5, Enterprise unlimited (403 `alert_limit_reached`). Answers 201 with the record and, once, its signing `secret`.',
       body: AlertBody,
-      response: { 201: z.object({ success: z.literal(true), data: AlertRecord }) },
+      response: { ...USAGE_ERROR_RESPONSES, 201: z.object({ success: z.literal(true), data: AlertRecord }) },
     },
     handler: async (request, reply) =>
       mapUsageErrors(async () => {
@@ -88,14 +88,14 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
     method: 'GET',
     url: '/v1/usage/alerts',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags, summary: 'List usage alerts', response: { 200: z.object({ success: z.literal(true), data: z.array(AlertRecord) }) } },
+    schema: { tags, summary: 'List usage alerts', response: { ...USAGE_ERROR_RESPONSES, 200: z.object({ success: z.literal(true), data: z.array(AlertRecord) }) } },
     handler: async (request) => ({ success: true as const, data: await alerts.list(request.auth!.tenantId) }),
   });
   app.route({
     method: 'GET',
     url: '/v1/usage/alerts/:alert_id',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags, summary: 'Get a usage alert with its firing history', params: AlertParams, response: { 200: z.object({ success: z.literal(true), data: AlertRecord }) } },
+    schema: { tags, summary: 'Get a usage alert with its firing history', params: AlertParams, response: { ...USAGE_ERROR_RESPONSES, 200: z.object({ success: z.literal(true), data: AlertRecord }) } },
     handler: async (request) =>
       mapUsageErrors(async () => ({ success: true as const, data: await alerts.get(request.auth!.tenantId, (request.params as { alert_id: string }).alert_id) })),
   });
@@ -109,7 +109,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
       description: 'Any subset of the creation body. A changed condition, or re-enabling, re-arms the alert.',
       params: AlertParams,
       body: AlertBody,
-      response: { 200: z.object({ success: z.literal(true), data: AlertRecord }) },
+      response: { ...USAGE_ERROR_RESPONSES, 200: z.object({ success: z.literal(true), data: AlertRecord }) },
     },
     handler: async (request) =>
       mapUsageErrors(async () => ({
@@ -121,7 +121,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
     method: 'DELETE',
     url: '/v1/usage/alerts/:alert_id',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags, summary: 'Delete a usage alert', params: AlertParams, response: { 200: z.object({ success: z.literal(true), data: z.object({ alert_id: z.string(), deleted: z.literal(true) }) }) } },
+    schema: { tags, summary: 'Delete a usage alert', params: AlertParams, response: { ...USAGE_ERROR_RESPONSES, 200: z.object({ success: z.literal(true), data: z.object({ alert_id: z.string(), deleted: z.literal(true) }) }) } },
     handler: async (request) =>
       mapUsageErrors(async () => {
         const id = (request.params as { alert_id: string }).alert_id;

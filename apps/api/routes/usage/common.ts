@@ -1,3 +1,4 @@
+import { errorSchema } from '../../error-schemas.ts';
 import { ApiError } from '../../errors.ts';
 import { UsageError } from '../../../../domain/usage/errors.ts';
 
@@ -13,3 +14,14 @@ export async function mapUsageErrors<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Route config of every `/v1/usage/*` route: `read` permission, light rate class, structured errors. */
 export const USAGE_ROUTE_CONFIG = { auth: { permission: 'read' as const }, rateClass: 'light' as const, errorShape: 'structured' as const };
+
+/**
+ * The error answers of the `/v1/usage/*` routes for their OpenAPI entries (structured shape, no field beyond
+ * `success` and `error{code, message, details}`, so serialization keeps every body whole). The edge's own
+ * 401/403/429 are added to the document by `openapi-edge.ts`.
+ */
+export const USAGE_ERROR_RESPONSES = {
+  400: errorSchema(['invalid_date_range', 'limit_exceeded', 'invalid_parameter', 'invalid_alert', 'validation_error']),
+  403: errorSchema(['insufficient_permissions', 'plan_upgrade_required', 'alert_limit_reached', 'invalid_download_link']),
+  404: errorSchema(['alert_not_found', 'export_not_found']),
+} as const;

@@ -5,7 +5,7 @@ import type { Platform } from '../../../platform/types.ts';
 import { DOWNLOAD_LINK_SECONDS, estimatedCompletion, type ExportRequest, type UsageExports } from '../../../../workflows/usage-exports/service.ts';
 import { EXPORT_DAILY_QUOTA } from '../../../../domain/usage/exports.ts';
 import type { ExportDoc } from '../../../../projections/usage-exports/index.ts';
-import { USAGE_ROUTE_CONFIG, mapUsageErrors } from './common.ts';
+import { USAGE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
 
 const ExportBody = z.object({
   format: z.string().max(10).optional().describe('`csv` (default; RFC 4180, UTF-8 with BOM, formula cells neutralised) or `json` (JSON lines).').meta({ example: 'csv' }),
@@ -80,7 +80,7 @@ export function registerUsageExports(app: ApiApp, platform: Platform, exportsUc:
       summary: 'Start a usage export',
       description: `Runs as a durable workflow writing the file to the blob store. Quota per rolling 24 h: ${Object.entries(EXPORT_DAILY_QUOTA).map(([p, n]) => `${p} ${n}`).join(', ')} (429 \`export_quota_exceeded\`). Answers 202.`,
       body: ExportBody,
-      response: { 202: CreateResponse },
+      response: { ...USAGE_ERROR_RESPONSES, 202: CreateResponse },
     },
     handler: async (request, reply) =>
       mapUsageErrors(async () => {
@@ -94,7 +94,7 @@ export function registerUsageExports(app: ApiApp, platform: Platform, exportsUc:
     method: 'GET',
     url: '/v1/usage/export/:export_id',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags: ['usage'], summary: 'Export status, progress and download link', params: ExportParams, response: { 200: StatusResponse } },
+    schema: { tags: ['usage'], summary: 'Export status, progress and download link', params: ExportParams, response: { ...USAGE_ERROR_RESPONSES, 200: StatusResponse } },
     handler: async (request) =>
       mapUsageErrors(async () => {
         const doc = await exportsUc.get(request.auth!.tenantId, (request.params as { export_id: string }).export_id);

@@ -14,7 +14,7 @@ import {
   type RealtimeInterval,
   type RealtimeWindow,
 } from '../../../../projections/usage-analytics/queries.ts';
-import { USAGE_ROUTE_CONFIG, mapUsageErrors } from './common.ts';
+import { USAGE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
 
 /** Largest `/v1/usage/stats` page (spec, Limits). */
 export const MAX_STATS_LIMIT = 1000;
@@ -126,7 +126,7 @@ export function registerUsageReads(app: ApiApp, platform: Platform): void {
     method: 'GET',
     url: '/v1/usage/summary',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags: ['usage'], summary: 'Usage summary (current month)', description: 'Flat (no `data` wrapper), as the spec shows.', response: { 200: SummaryResponse } },
+    schema: { tags: ['usage'], summary: 'Usage summary (current month)', description: 'Flat (no `data` wrapper), as the spec shows.', response: { ...USAGE_ERROR_RESPONSES, 200: SummaryResponse } },
     handler: async (request) => {
       const a = request.auth!;
       return { success: true as const, ...(await usageSummary(store(), a.tenantId, a.tenant.plan, platform.clock.now())) };
@@ -137,7 +137,7 @@ export function registerUsageReads(app: ApiApp, platform: Platform): void {
     method: 'GET',
     url: '/v1/usage/stats',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags: ['usage'], summary: 'Detailed usage records and statistics', querystring: StatsQuery, response: { 200: StatsResponse } },
+    schema: { tags: ['usage'], summary: 'Detailed usage records and statistics', querystring: StatsQuery, response: { ...USAGE_ERROR_RESPONSES, 200: StatsResponse } },
     handler: async (request) =>
       mapUsageErrors(async () => {
         const q = request.query as z.infer<typeof StatsQuery>;
@@ -161,7 +161,7 @@ export function registerUsageReads(app: ApiApp, platform: Platform): void {
       summary: 'Real-time usage',
       description: 'Not on the Free plan (403 `plan_upgrade_required`; spec, Limits: real-time monitoring).',
       querystring: RealtimeQuery,
-      response: { 200: RealtimeResponse },
+      response: { ...USAGE_ERROR_RESPONSES, 200: RealtimeResponse },
     },
     handler: async (request) =>
       mapUsageErrors(async () => {
@@ -182,7 +182,7 @@ export function registerUsageReads(app: ApiApp, platform: Platform): void {
     method: 'GET',
     url: '/v1/usage/credits',
     config: USAGE_ROUTE_CONFIG,
-    schema: { tags: ['usage'], summary: 'Credit consumption and burn forecast', response: { 200: CreditsResponse } },
+    schema: { tags: ['usage'], summary: 'Credit consumption and burn forecast', response: { ...USAGE_ERROR_RESPONSES, 200: CreditsResponse } },
     handler: async (request) => {
       const a = request.auth!;
       return { success: true as const, data: await usageCredits(store(), a.tenantId, a.tenant.plan, platform.clock.now()) };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
-import { ActiveField, DescriptionField, EventsField, UrlField, mapErrors } from './schemas.ts';
+import { ActiveField, DescriptionField, EventsField, UrlField, mapErrors, WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 export const CreateEndpointBody = z.object({
   url: UrlField,
@@ -38,7 +38,7 @@ export function registerCreateEndpoint(app: ApiApp, service: WebhookService): vo
         'The URL must be HTTPS and must not resolve to a loopback, private, link-local or metadata address (400 `url_not_allowed`). ' +
         '`events` must name catalog events (400 `invalid_event_type`). The `secret` is shown only in this answer.',
       body: CreateEndpointBody,
-      response: { 201: CreateEndpointResponse },
+      response: { ...WEBHOOK_ERROR_RESPONSES, 201: CreateEndpointResponse },
     },
     handler: async (request, reply) => {
       const body = request.body as z.infer<typeof CreateEndpointBody>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
-import { DeliveryItem, EndpointIdParams, Pagination, Paging, mapErrors } from './schemas.ts';
+import { DeliveryItem, EndpointIdParams, Pagination, Paging, mapErrors, WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 export const ListDeliveriesQuery = z.object({
   status: z.enum(['success', 'failed', 'pending']).optional().describe('Filter by status (`pending` is an extension).'),
@@ -21,7 +21,7 @@ export function registerListDeliveries(app: ApiApp, service: WebhookService): vo
       summary: 'List deliveries of an endpoint',
       params: EndpointIdParams,
       querystring: ListDeliveriesQuery,
-      response: { 200: ListDeliveriesResponse },
+      response: { ...WEBHOOK_ERROR_RESPONSES, 200: ListDeliveriesResponse },
     },
     handler: async (request) => {
       const { endpoint_id } = request.params as z.infer<typeof EndpointIdParams>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
-import { EndpointItem, Pagination, Paging, mapErrors } from './schemas.ts';
+import { EndpointItem, Pagination, Paging, mapErrors, WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 export const ListEndpointsQuery = z.object({
   active: z.enum(['true', 'false']).optional().describe('Only active (`true`) or inactive (`false`) endpoints.'),
@@ -15,7 +15,7 @@ export function registerListEndpoints(app: ApiApp, service: WebhookService): voi
     method: 'GET',
     url: '/v1/webhooks/endpoints',
     config: { auth: { permission: 'read' }, rateClass: 'light', errorShape: 'structured' },
-    schema: { tags: ['webhooks'], summary: 'List webhook endpoints', querystring: ListEndpointsQuery, response: { 200: ListEndpointsResponse } },
+    schema: { tags: ['webhooks'], summary: 'List webhook endpoints', querystring: ListEndpointsQuery, response: { ...WEBHOOK_ERROR_RESPONSES, 200: ListEndpointsResponse } },
     handler: async (request) => {
       const q = request.query as z.infer<typeof ListEndpointsQuery>;
       const page = await mapErrors(() =>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import { WEBHOOK_EVENT_CATALOG } from '../../../../domain/webhooks/catalog.ts';
+import { WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 export const ListEventsResponse = z.object({
   success: z.literal(true),
@@ -21,7 +22,7 @@ export function registerListEvents(app: ApiApp): void {
     method: 'GET',
     url: '/v1/webhooks/events',
     config: { auth: { permission: 'read' }, rateClass: 'light', errorShape: 'structured' },
-    schema: { tags: ['webhooks'], summary: 'List the webhook event catalog', response: { 200: ListEventsResponse } },
+    schema: { tags: ['webhooks'], summary: 'List the webhook event catalog', response: { ...WEBHOOK_ERROR_RESPONSES, 200: ListEventsResponse } },
     handler: async () => ({
       success: true as const,
       data: { events: WEBHOOK_EVENT_CATALOG.map((e) => ({ name: e.name, description: e.description, category: e.category })) },

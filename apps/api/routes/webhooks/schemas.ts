@@ -1,3 +1,4 @@
+import { errorSchema } from '../../error-schemas.ts';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../../../../domain/webhooks/catalog.ts';
 import { WEBHOOK_ERRORS, WebhookError } from '../../../../domain/webhooks/errors.ts';
@@ -76,3 +77,13 @@ export async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/**
+ * The error answers of the webhook routes for their OpenAPI entries (structured shape; see
+ * `USAGE_ERROR_RESPONSES` for why only codes whose bodies carry nothing beyond `error{code, message, details}`).
+ */
+export const WEBHOOK_ERROR_RESPONSES = {
+  400: errorSchema(['invalid_request', 'invalid_url', 'invalid_event_type', 'url_not_allowed', 'url_unresolvable', 'validation_error']),
+  404: errorSchema(['endpoint_not_found']),
+  409: errorSchema(['endpoint_limit_reached']),
+} as const;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import { RESPONSE_BODY_LIMIT, TEST_EVENT_TYPE_DEFAULT } from './constants.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
-import { EndpointIdParams, mapErrors } from './schemas.ts';
+import { EndpointIdParams, mapErrors, WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 export const TestEndpointBody = z
   .object({
@@ -40,7 +40,7 @@ export function registerTestEndpoint(app: ApiApp, service: WebhookService): void
       description: `Signed like a real delivery; waits for the answer (up to the 10 s delivery limit). \`response_body\` holds at most ${RESPONSE_BODY_LIMIT} bytes.`,
       params: EndpointIdParams,
       body: TestEndpointBody,
-      response: { 200: TestEndpointResponse },
+      response: { ...WEBHOOK_ERROR_RESPONSES, 200: TestEndpointResponse },
     },
     handler: async (request) => {
       const { endpoint_id } = request.params as z.infer<typeof EndpointIdParams>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { WebhookService } from '../../../../workflows/webhook-delivery/service.ts';
-import { ActiveField, DescriptionField, EndpointIdParams, EventsField, UrlField, mapErrors } from './schemas.ts';
+import { ActiveField, DescriptionField, EndpointIdParams, EventsField, UrlField, mapErrors, WEBHOOK_ERROR_RESPONSES } from './schemas.ts';
 
 /**
  * Strict: a field the endpoint cannot change is refused (400 `validation_error`), not ignored: a `secret`
@@ -32,7 +32,7 @@ export function registerUpdateEndpoint(app: ApiApp, service: WebhookService): vo
       description: 'All fields optional; the same checks as creation apply; any other field (e.g. `secret`: rotate it by creating a new endpoint) is 400 `validation_error`. 404 `endpoint_not_found` for unknown ids and other accounts\' ids.',
       params: EndpointIdParams,
       body: UpdateEndpointBody,
-      response: { 200: UpdateEndpointResponse },
+      response: { ...WEBHOOK_ERROR_RESPONSES, 200: UpdateEndpointResponse },
     },
     handler: async (request) => {
       const { endpoint_id } = request.params as z.infer<typeof EndpointIdParams>;
