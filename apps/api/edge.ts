@@ -137,19 +137,17 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     if (config.auth === false || request.is404) return done();
     const requirement = config.auth ?? READ;
     let admitted: void | Promise<void>;
-    // A key refused for a missing permission is still its tenant's call (billing headers, usage).
-    const refused = (error: Error) => {
-      if (error instanceof PermissionDenied) request.auth = error.identity;
-      done(error);
-    };
     try {
       const auth = authenticator.authenticateKnown(request, requirement);
       admitted = auth ? admit(request, auth) : authenticator.authenticateMissed(request, requirement).then((a) => admit(request, a));
     } catch (error) {
-      return refused(error as Error);
+      return refused(request, error as Error, done);
     }
     if (!admitted) return done();
-    admitted.then(() => done(), refused);
+    admitted.then(
+      () => done(),
+      (error: Error) => refused(request, error, done),
+    );
   });
 
   /** Reserves a priced call's credits once its input is validated (429, or 402 on registry routes). */
@@ -263,6 +261,12 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     complete(request, reply.statusCode);
     done();
   });
+}
+
+/** Ends onRequest with `error`; a key refused for a missing permission is still its tenant's call (billing headers, usage). */
+function refused(request: FastifyRequest, error: Error, done: (error?: Error) => void): void {
+  if (error instanceof PermissionDenied) request.auth = error.identity;
+  done(error);
 }
 
 /** Status recorded for a call whose client closed the connection before the answer (nginx's 499, "client closed request"). */
