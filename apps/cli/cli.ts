@@ -20,10 +20,10 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
 import { createPlatform } from '../platform/platform.ts';
-import { TenancyError, changePlan, createApiKey, createTenant, currentTenantLimits, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
+import { TenancyError, changePlan, createApiKey, createTenant, loadTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { PLANS } from '../../domain/plans/plans.ts';
-import { emptyTenancy, evolveTenancy, tenantStream, type TenancyEvent } from '../../domain/tenancy/tenancy.ts';
+import { tenantStream } from '../../domain/tenancy/tenancy.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
 import { exportAudit } from '../../workflows/signing/audit-export.ts';
@@ -97,7 +97,7 @@ async function main(argv: string[]): Promise<void> {
         // A limit not named keeps its current value (each TenantLimitsSet holds both: setting one alone used
         // to return the other to the plan's); `plan` returns a named one to the plan's value.
         const tenantId = need('tenant');
-        const current = await currentTenantLimits(store, tenantId);
+        const current = (await loadTenant(store, tenantId)).limits;
         const rpm = values.rpm === undefined ? current.requestsPerMinute : limitValue(values.rpm);
         const concurrent = values.concurrency === undefined ? current.concurrentRequests : limitValue(values.concurrency);
         await setTenantLimits({ store, tenantId, requestsPerMinute: rpm, concurrentRequests: concurrent });
@@ -121,10 +121,7 @@ async function main(argv: string[]): Promise<void> {
         const tenantId = need('tenant');
         const amount = Number(need('amount'));
         if (!Number.isInteger(amount) || amount <= 0) throw new UsageError('--amount must be a positive integer');
-        const { events } = await store.readStream(tenantStream(tenantId));
-        const tenant = events.reduce((state, e) => evolveTenancy(state, e as unknown as TenancyEvent), emptyTenancy()).tenants.get(tenantId);
-        if (!tenant) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
-        const plan = PLANS[tenant.plan];
+        const plan = PLANS[(await loadTenant(store, tenantId)).plan];
         const ledger = new CreditLedger(store);
         await ledger.grant(tenantId, amount, values.reason ?? 'operator_grant');
         const available = await ledger.available(tenantId, plan.monthlyCredits);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import { PLAN_NAMES, type PlanName } from '../plans/plans.ts';
 import { PERMISSIONS, formatApiKey, hashApiKey, keyHint, type Permission } from './api-key.ts';
-import { apiKeyStream, tenantStream, type ApiKeyCreated, type ApiKeyRevoked, type TenantCreated, type TenantLimitsSet, type TenantPlanChanged } from './tenancy.ts';
+import { apiKeyStream, emptyTenancy, evolveTenancy, tenantStream, type ApiKeyCreated, type ApiKeyRevoked, type Tenant, type TenancyEvent, type TenantCreated, type TenantLimitsSet, type TenantPlanChanged } from './tenancy.ts';
 
 /** A tenancy command was refused (unknown tenant/key, bad plan or permission). `code` is stable. */
 export class TenancyError extends Error {
@@ -44,24 +44,18 @@ export async function changePlan(o: { store: EventStore; tenantId: string; plan:
   await o.store.append(tenantStream(o.tenantId), [{ ...event, metadata: { tenant_id: o.tenantId } }], { expectedRevision: 'stream_exists' });
 }
 
+/** A tenant as its stream folds (`evolveTenancy`): plan, limit overrides, name. @throws TenancyError `unknown_tenant`. */
+export async function loadTenant(store: EventStore, tenantId: string): Promise<Tenant> {
+  const { events } = await store.readStream(tenantStream(tenantId));
+  const tenant = events.reduce((state, e) => evolveTenancy(state, e as unknown as TenancyEvent), emptyTenancy()).tenants.get(tenantId);
+  if (!tenant) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
+  return tenant;
+}
+
 /**
  * Overrides a tenant's per-minute and concurrency limits; `null` lifts a limit, `undefined` returns it
  * to the plan's value.
  */
-/**
- * A tenant's limit overrides as its last `TenantLimitsSet` left them: a number, `null` (lifted), or absent
- * (the plan's value). @throws TenancyError `unknown_tenant`.
- */
-export async function currentTenantLimits(store: EventStore, tenantId: string): Promise<{ requestsPerMinute?: number | null; concurrentRequests?: number | null }> {
-  const { events, currentRevision } = await store.readStream(tenantStream(tenantId));
-  if (currentRevision === null) throw new TenancyError('unknown_tenant', `tenant ${tenantId} does not exist`);
-  const last = events.filter((e) => e.type === 'TenantLimitsSet').at(-1) as unknown as TenantLimitsSet | undefined;
-  const out: { requestsPerMinute?: number | null; concurrentRequests?: number | null } = {};
-  if (last?.data.requests_per_minute !== undefined) out.requestsPerMinute = last.data.requests_per_minute;
-  if (last?.data.concurrent_requests !== undefined) out.concurrentRequests = last.data.concurrent_requests;
-  return out;
-}
-
 export async function setTenantLimits(o: {
   store: EventStore;
   tenantId: string;
