@@ -307,7 +307,7 @@ function routeCost(request: FastifyRequest): number {
 const tableCosts = new WeakMap<object, Map<string, number>>();
 
 /** A route may cost credits: a positive `billing` override, or a price in the spec's table for one of its methods. */
-function mayCharge(config: { billing?: { cost: number } } | undefined, url: string, method: string | string[]): boolean {
+export function mayCharge(config: { billing?: { cost: number } } | undefined, url: string, method: string | string[]): boolean {
   const override = config?.billing?.cost;
   if (override !== undefined) return override > 0;
   return (Array.isArray(method) ? method : [method]).some((m) => ((CREDIT_COSTS as Record<string, number>)[`${m} ${url}`] ?? 0) > 0);

@@ -8,7 +8,7 @@
  * schemas were turned into JSON Schema, and never changes what a route writes.
  */
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { CREDIT_COSTS } from '../../domain/plans/plans.ts';
+import { mayCharge } from './edge.ts';
 import type { ErrorShape } from './errors.ts';
 
 type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
@@ -79,8 +79,7 @@ export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeo
   const response: Record<string, JsonSchema> = { ...(schema.response ?? {}) };
   if (config.auth !== false) {
     const shape = config.errorShape ?? 'structured';
-    const methods = Array.isArray(input.route.method) ? input.route.method : [input.route.method];
-    const priced = (config.billing?.cost ?? Math.max(0, ...methods.map((m) => (CREDIT_COSTS as Record<string, number>)[`${m} ${input.url}`] ?? 0))) > 0;
+    const priced = mayCharge(config, input.url, input.route.method);
     response['401'] ??= { description: '`unauthorized`: missing, malformed, unknown, revoked or expired credentials.', ...errorBody(shape, ['unauthorized']) };
     response['403'] ??= { description: "`insufficient_permissions`: the key lacks the route's permission.", ...errorBody(shape, ['insufficient_permissions']) };
     if (!response['429']) {
