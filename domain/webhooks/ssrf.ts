@@ -36,13 +36,27 @@ export function parseAllowCidrs(text: string | undefined): Cidr[] {
     });
 }
 
-function normalize(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  // Strip an IPv6 zone index (fe80::1%eth0) and URL brackets.
-  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!ipaddr.isValid(bare)) return null;
-  const a = ipaddr.parse(bare);
+/** `ip` without URL brackets (`[::1]`) or an IPv6 zone index (`fe80::1%eth0`). */
+function bare(ip: string): string {
+  return ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+}
+
+/** The parsed address of a {@link bare} string, an IPv4-mapped IPv6 as its IPv4; null when not an address. */
+function normalize(b: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(b)) return null;
+  const a = ipaddr.parse(b);
   if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) return (a as ipaddr.IPv6).toIPv4Address();
   return a;
+}
+
+/** {@link addressRange} of `b` (bare) parsed as `a`. */
+function rangeOf(b: string, a: ipaddr.IPv4 | ipaddr.IPv6): string {
+  // ipaddr.js reads the dotted form `::a.b.c.d` as if it were `::ffff:a.b.c.d`; the URL parser and the
+  // resolver write the hex form `::a9fe:a9fe`, which it calls unicast. Both are caught here.
+  if (/^::\d{1,3}(\.\d{1,3}){3}$/.test(b)) return 'ipv4Compatible';
+  const range = a.range();
+  if (range === 'unicast' && a.kind() === 'ipv6' && (a as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
+  return range;
 }
 
 /**
@@ -53,26 +67,22 @@ function normalize(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
  * embedded IPv4 (`::169.254.169.254`, `::127.0.0.1`).
  */
 export function addressRange(ip: string): string {
-  // ipaddr.js reads the dotted form `::a.b.c.d` as if it were `::ffff:a.b.c.d`; the URL parser and the
-  // resolver write the hex form `::a9fe:a9fe`, which it calls unicast. Both are caught here.
-  if (/^::\d{1,3}(\.\d{1,3}){3}$/.test(ip.replace(/^\[|\]$/g, '').replace(/%.*$/, ''))) return 'ipv4Compatible';
-  const a = normalize(ip);
-  if (!a) return 'invalid';
-  const range = a.range();
-  if (range === 'unicast' && a.kind() === 'ipv6' && (a as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
-  return range;
+  const b = bare(ip);
+  const a = normalize(b);
+  return a ? rangeOf(b, a) : 'invalid';
 }
 
 /** The policy: public unicast, or inside one of `allow`. */
 export function createAddressPolicy(allow: readonly Cidr[] = []): AddressPolicy {
   return {
     check(ip) {
-      const a = normalize(ip);
+      const b = bare(ip);
+      const a = normalize(b);
       if (!a) return 'invalid';
       for (const [net, bits] of allow) {
         if (net.kind() === a.kind() && a.match([net, bits] as never)) return null;
       }
-      const range = addressRange(ip);
+      const range = rangeOf(b, a);
       return range === 'unicast' ? null : range;
     },
   };
@@ -81,5 +91,5 @@ export function createAddressPolicy(allow: readonly Cidr[] = []): AddressPolicy 
 /** True when `host` (as in a URL, brackets allowed) is an IP literal rather than a name. */
 export function isIpLiteral(host: string): boolean {
   // node:net's parser: ipaddr.isValid is slow on names (it tries every IPv4 notation via exceptions).
-  return isIP(host.replace(/^\[|\]$/g, '').replace(/%.*$/, '')) !== 0;
+  return isIP(bare(host)) !== 0;
 }
