@@ -184,11 +184,13 @@ export function buildIneResult(frontLines: readonly OcrLine[], backLines: readon
   // A passport data page (a TD3 machine-readable zone, which no voter credential carries) is refused before
   // any field is read: a Mexican passport prints the holder's CURP, and a Czech specimen's page yielded a
   // CURP-shaped token, so the field test below alone let both through as a credential.
-  if (findTd3Lines(frontLines).length && !looksLikeIneFront(frontLines)) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
   // Likewise a foreign identity card (its TD1/TD2 zone next to the photo): a Romanian card's zone yielded a
   // clave-shaped token and its expiry was taken for a date of birth (200, charged).
-  const foreign = looksLikeIneFront(frontLines) ? null : foreignMrzState(frontLines);
-  if (foreign) throw new OcrError('wrong_document_type', `The image is an identity document issued by ${foreign}, not a Mexican voter credential.`);
+  if (!looksLikeIneFront(frontLines)) {
+    if (findTd3Lines(frontLines).length) throw new OcrError('wrong_document_type', 'The image is a passport; send document_type=passport.');
+    const foreign = foreignMrzState(frontLines);
+    if (foreign) throw new OcrError('wrong_document_type', `The image is an identity document issued by ${foreign}, not a Mexican voter credential.`);
+  }
   const front = parseIneFront(frontLines);
   // Without a CURP or clave de elector, name rows alone do not make a credential: a bill has a holder's name too.
   if (!front.curp && !front.claveElector && (front.nameRows.length === 0 || looksLikeBill(frontLines))) {
