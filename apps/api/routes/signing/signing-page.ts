@@ -11,6 +11,7 @@ import type { ApiApp } from '../../types.ts';
 import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { SigningError } from '../../../../domain/signing/errors.ts';
 import { effectiveStatus } from '../../../../domain/signing/document.ts';
+import { assertSignerMayAct } from '../../../../domain/signing/decide.ts';
 import { renderMessagePage, renderPreviewPage, renderSigningPage } from './page-render.ts';
 import type { Branding } from '../../../../workflows/signing/emails.ts';
 
@@ -96,12 +97,9 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       const token = str((request.query as Record<string, unknown>).t);
       try {
         const { state, signer } = await service.openLink(document_id, token);
-        // Served while the signing page itself is (the signer may still act): not for a cancelled, expired or
-        // finalized document, nor to a signer who signed or declined (a cancelled one's pages were still served).
-        const status = effectiveStatus(state, service.now());
-        if (status === 'expired' || status === 'cancelled' || status === 'completed' || signer.status === 'signed' || signer.status === 'declined') {
-          throw new SigningError('document_not_found', 'not open for signing');
-        }
+        // Served while the signer may act (the rule of signing itself): not for a cancelled, expired or finalized
+        // document, nor to a signer who signed or declined (a cancelled one's pages were still served).
+        assertSignerMayAct(state, signer.id, service.now());
         const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
         return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').send(png);
       } catch (error) {
