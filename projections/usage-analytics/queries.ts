@@ -164,26 +164,23 @@ export async function usageRealtime(store: ReadModelStore, tenantId: string, win
   const grain = interval === '1h' ? 'h' : 'm';
   const rows = await cols.rollups.find({ tenant_id: tenantId, grain, endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
   const points = Array.from({ length: count }, (_, i) => ({ t: first + i * step, calls: 0, errors: 0, rt: 0 }));
-  let lastFive = 0;
-  // The busiest single minute of the window (calls): minute rollups, the ones above or, with hourly buckets,
-  // read for the window (at most 1,440). An interval's average would put the peak under the current rate.
-  let peakMinute = 0;
   for (const r of rows) {
-    const ms = Date.parse(r.bucket);
-    const p = points[Math.floor((ms - first) / step)];
+    const p = points[Math.floor((Date.parse(r.bucket) - first) / step)];
     if (!p) continue;
     p.calls += r.calls;
     p.errors += r.errors;
     p.rt += r.rt_sum;
-    if (grain === 'm' && ms > floorTo(nowMs, 60_000) - 5 * 60_000) lastFive += r.calls;
-    if (grain === 'm') peakMinute = Math.max(peakMinute, r.calls);
   }
-  if (grain === 'h') {
-    const minutes = await cols.rollups.find({ tenant_id: tenantId, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
-    for (const r of minutes) {
-      peakMinute = Math.max(peakMinute, r.calls);
-      if (Date.parse(r.bucket) > floorTo(nowMs, 60_000) - 5 * 60_000) lastFive += r.calls;
-    }
+  // The rates come from the window's minute rollups (the rows above, or with hourly buckets read for the
+  // window: at most 1,440): `current_rate` from the last five minutes, `peak_rate` the busiest minute (an
+  // interval's average would put the peak under the current rate).
+  const minutes = grain === 'm' ? rows : await cols.rollups.find({ tenant_id: tenantId, grain: 'm', endpoint: ALL_ENDPOINTS, bucket: { $gte: iso(first), $lte: iso(nowMs) } });
+  const recentFrom = floorTo(nowMs, 60_000) - 5 * 60_000;
+  let lastFive = 0;
+  let peakMinute = 0;
+  for (const r of minutes) {
+    peakMinute = Math.max(peakMinute, r.calls);
+    if (Date.parse(r.bucket) > recentFrom) lastFive += r.calls;
   }
   const byEndpoint = await callsByEndpoint(store, tenantId, first, nowMs + 1);
   const total = points.reduce((s, p) => s + p.calls, 0);
