@@ -1,11 +1,15 @@
 import pg from 'pg';
+import { serverMissing } from './servers.ts';
 
-/** The PostgreSQL server tests use: `DATABASE_URL`, else the development machine's `test` database. */
+/** The PostgreSQL server tests use: `DATABASE_URL`, else the one `npm run engines -- up` starts. */
 export function testDatabaseUrl(): string {
-  return process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+  return process.env.DATABASE_URL ?? 'postgres://sello@127.0.0.1:5432/sello';
 }
 
-/** True when the test server answers; otherwise prints why the caller's tests are skipped. */
+/**
+ * True when the test server answers; otherwise prints why the caller's tests are skipped, or, where the
+ * servers are required (`SELLO_REQUIRE_SERVERS=1`, as `.ci/run` sets), throws: CI never skips them.
+ */
 export async function postgresReachable(what: string): Promise<boolean> {
   const url = testDatabaseUrl();
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
@@ -14,8 +18,7 @@ export async function postgresReachable(what: string): Promise<boolean> {
     await client.query('SELECT 1');
     return true;
   } catch (error) {
-    console.warn(`${what} skipped: no PostgreSQL server at ${url} (${(error as Error).message})`);
-    return false;
+    return serverMissing(what, `no PostgreSQL server at ${url} (${(error as Error).message})`);
   } finally {
     await client.end().catch(() => undefined);
   }

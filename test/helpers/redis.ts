@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis';
+import { serverMissing } from './servers.ts';
 
-/** The Redis server tests use: `REDIS_URL`, else the development machine's `redis://127.0.0.1:6379`. */
+/** The Redis server tests use: `REDIS_URL`, else the one `npm run engines -- up` starts. */
 export function testRedisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
-/** True when the test Redis answers PING; otherwise prints why the caller's tests are skipped. */
+/** True when the test Redis answers PING; otherwise skips with the reason, or throws where servers are required ({@link serverMissing}). */
 export async function redisReachable(what: string): Promise<boolean> {
   const url = testRedisUrl();
   const r = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -15,8 +16,7 @@ export async function redisReachable(what: string): Promise<boolean> {
     await r.ping();
     return true;
   } catch (error) {
-    console.warn(`${what} skipped: no Redis server at ${url} (${(error as Error).message})`);
-    return false;
+    return serverMissing(what, `no Redis server at ${url} (${(error as Error).message})`);
   } finally {
     r.disconnect();
   }
