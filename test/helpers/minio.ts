@@ -83,12 +83,18 @@ export class TestBuckets {
     const client = s3Client();
     for (const bucket of this.names.splice(0)) {
       if (!(await client.bucketExists(bucket))) continue;
-      const keys: string[] = [];
-      for await (const item of client.listObjectsV2(bucket, '', true) as AsyncIterable<{ name?: string }>) if (item.name) keys.push(item.name);
+      const keys = await objectNames(bucket);
       if (keys.length > 0) await client.removeObjects(bucket, keys);
       await client.removeBucket(bucket);
     }
   }
+}
+
+/** The object names in `bucket` on the test S3 server under `prefix`, sorted: what a server really wrote there. */
+export async function objectNames(bucket: string, prefix = ''): Promise<string[]> {
+  const names: string[] = [];
+  for await (const item of s3Client().listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string }>) if (item.name) names.push(item.name);
+  return names.sort();
 }
 
 /**

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { haveValidators, linkOf, makePdf, pdfsig, qpdfCheck, readOutbox, waitFor } from '../../helpers/signing.ts';
+import { minioReachable, objectNames, s3BlobConfig, TestBuckets } from '../../helpers/minio.ts';
 import { verifyChain } from '../../../domain/signing/audit.ts';
 import { documentStream } from '../../../domain/signing/document.ts';
 import { signingCapability } from '../../../apps/capabilities/signing.ts';
@@ -20,12 +21,18 @@ let key: string;
 let tenantId: string;
 const tmp = mkdtempSync(join(tmpdir(), 'sello-sign-'));
 
-beforeAll(async () => {
-  s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
-  ({ key, tenantId } = await s.tenantWithKey('pro'));
-});
+// The whole lifecycle on each blob store: the local directory, and MinIO (BLOB_STORE=s3) holding the
+// uploaded PDF, the page images and the sealed files that the download routes serve. The prefix is written
+// as an operator might, with slashes around it.
+const minioOk = await minioReachable('signing lifecycle on MinIO blobs');
+const buckets = new TestBuckets('sello-signing');
+const S3_PREFIX = '/sello-api/';
+const STORES: Array<{ name: string; bucket: string | null }> = [
+  { name: 'local directory', bucket: null },
+  { name: 'MinIO', bucket: minioOk ? buckets.name() : null },
+];
 afterAll(async () => {
-  await s?.close();
+  if (minioOk) await buckets.removeAll();
 });
 
 export async function createDoc(server: TestServer, apiKey: string, pdf: Buffer, signers: unknown[], extra: Record<string, string> = {}) {
@@ -59,7 +66,14 @@ function tamper(pdf: Buffer): void {
   pdf[at] = pdf[at]! ^ 0x01;
 }
 
-describe('signing lifecycle', () => {
+for (const store of STORES) describe.skipIf(store.name === 'MinIO' && !minioOk)(`signing lifecycle (${store.name} blobs)`, () => {
+  beforeAll(async () => {
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...(store.bucket ? s3BlobConfig(store.bucket, S3_PREFIX) : {}) } });
+    ({ key, tenantId } = await s.tenantWithKey('pro'));
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
   let docId = '';
 
   it('creates, invites in order, signs twice, finalizes a PAdES-sealed PDF', async () => {
@@ -241,4 +255,17 @@ describe('signing lifecycle', () => {
     const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
     expect(createHash('sha256').update(pdf).digest('hex')).toBe(ok.data.final_sha256);
   }, 180_000);
+
+  it.runIf(store.bucket)('the files are in the bucket under the prefix, and deleting a document deletes them there', async () => {
+    const bucket = store.bucket!;
+    const sealed = await objectNames(bucket, `sello-api/signing/${tenantId}/${docId}/`);
+    expect(sealed).toContain(`sello-api/signing/${tenantId}/${docId}/original.pdf`);
+    expect(sealed.filter((n) => /\/final-[0-9a-f]{64}\.pdf$/.test(n))).toHaveLength(3); // pdf, pdf with audit, certificate
+    const created = (await (await createDoc(s, key, await makePdf(1), [{ email: 'del@example.com', name: 'Del' }])).json()) as any;
+    const id = created.data.document_id as string;
+    expect(await objectNames(bucket, `sello-api/signing/${tenantId}/${id}/`)).toEqual([`sello-api/signing/${tenantId}/${id}/original.pdf`]);
+    expect((await s.fetch(`/v1/signing/documents/${id}`, { method: 'DELETE', key })).status).toBe(200);
+    // With S3_PREFIX '/sello-api/' the listing the delete relies on came back empty, and the PDF stayed.
+    expect(await objectNames(bucket, `sello-api/signing/${tenantId}/${id}/`)).toEqual([]);
+  });
 });

@@ -6,18 +6,30 @@ import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { usageStream, type ApiCallRecorded } from '../../../domain/usage/usage.ts';
 import { readModelVariants, postgresReachable } from './harness.ts';
+import { minioReachable, objectNames, s3BlobConfig, TestBuckets } from '../../helpers/minio.ts';
 
 const variants = await readModelVariants('usage exports');
 const pgOk = await postgresReachable('usage exports');
+// The files on MinIO too (BLOB_STORE=s3): written by the export workflow, streamed back by the download route.
+const minioOk = await minioReachable('usage exports on MinIO blobs');
+const buckets = new TestBuckets('sello-exports');
+afterAll(async () => {
+  if (minioOk) await buckets.removeAll();
+});
+type Blobs = { name: string; bucket: string; prefix: string } | null;
+const runs: Array<{ v: (typeof variants)[number]; blobs: Blobs }> = [
+  ...variants.map((v) => ({ v, blobs: null })),
+  { v: variants[0]!, blobs: { name: 'MinIO', bucket: buckets.name(), prefix: 'usage-api' } },
+];
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const DAY = 86_400_000;
 
 /** Awkward user agents: formulas, quotes, commas, line breaks, non-ASCII. */
 const AGENTS = ['=cmd|\' /C calc\'!A0', '+SUM(1,2)', '-2+3', '@import', 'has "quotes", and commas', 'line\r\nbreak', 'ñandú ✓ 日本', 'curl/8.5'];
 
-for (const v of variants) {
-  const d = v.name === 'postgres' && !pgOk ? describe.skip : describe;
-  d(`/v1/usage/export over HTTP (${v.name} read models)`, () => {
+for (const { v, blobs } of runs) {
+  const d = (v.name === 'postgres' && !pgOk) || (blobs && !minioOk) ? describe.skip : describe;
+  d(`/v1/usage/export over HTTP (${v.name} read models${blobs ? `, ${blobs.name} blobs` : ''})`, () => {
     let s: TestServer;
     const NOW = Date.UTC(2026, 10, 20, 12);
     const clock = new ManualClock(NOW);
@@ -26,7 +38,7 @@ for (const v of variants) {
 
     beforeAll(async () => {
       const rm = v.readModels();
-      s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 }, overrides: { clock, ...(rm ? { readModels: rm } : {}) } });
+      s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...(blobs ? s3BlobConfig(blobs.bucket, blobs.prefix) : {}) }, overrides: { clock, ...(rm ? { readModels: rm } : {}) } });
       t = await s.tenantWithKey('pro');
       // 6,000 calls in one minute (paged within the minute), 500 in another minute of the same hour, 300 over 3 days.
       const busy = Date.UTC(2026, 10, 10, 9, 30);
@@ -131,9 +143,11 @@ for (const v of variants) {
       expect(lines[0].ip_address).toBeUndefined(); // details not asked for
       const blobKey = `${basic.tenantId}/usage-exports/${id}.jsonl`;
       expect(await s.ctx.blobs.get(blobKey)).not.toBeNull();
+      if (blobs) expect(await objectNames(blobs.bucket, `${blobs.prefix}/${basic.tenantId}/`)).toEqual([`${blobs.prefix}/${blobKey}`]);
       clock.advance(30 * DAY + 60_000);
       await eventually(async () => (await status(id, basic.key)).body.status === 'expired', 10_000, 'expiry');
       expect(await s.ctx.blobs.get(blobKey)).toBeNull();
+      if (blobs) expect(await objectNames(blobs.bucket, `${blobs.prefix}/${basic.tenantId}/`)).toEqual([]);
       const after = (await status(id, basic.key)).body;
       expect(after.download_url).toBeNull();
       clock.advance(-(30 * DAY + 60_000));
