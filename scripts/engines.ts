@@ -1,8 +1,7 @@
 /**
  * The servers of the scaled-out profile, installed and run by the project's own files (issue 27):
  * PostgreSQL and Redis from Debian's packages, Temporal's development server and MinIO built with
- * `go install` from the Go module proxy, a single-node KRaft Kafka broker and Temporal's time-skipping
- * test server from Maven Central's jars. Versions are pinned below; builds are cached per machine under
+ * `go install` from the Go module proxy, a single-node KRaft Kafka broker from Maven Central's jars. Versions are pinned below; builds are cached per machine under
  * `SELLO_ENGINES_CACHE` (default `~/.cache/sello-engines`), server data, logs and pid files under
  * `SELLO_ENGINES_STATE` (default `<cache>/run`).
  *
@@ -36,8 +35,6 @@ const TEMPORAL_CLI = { module: 'github.com/temporalio/cli/cmd/temporal', version
 const MINIO = { module: 'github.com/minio/minio', version: 'v0.0.0-20260212201848-7aac2a2c5b7c' };
 /** Kafka broker (KRaft) from Maven Central; see docs/operations.md for why 4.1 and not 3.9. */
 const KAFKA = { version: '4.1.1', log4j: '2.24.3' };
-/** Temporal's Java time-skipping test server (what `TestWorkflowEnvironment.createTimeSkipping` runs). */
-const TEMPORAL_TEST_SERVER = { version: '1.31.0' };
 
 /** Search attributes the Temporal workflow adapter writes (infra/workflows/temporal). */
 export const TEMPORAL_SEARCH_ATTRIBUTES = ['SelloTenantId=Keyword'];
@@ -329,22 +326,10 @@ const redis: Server = {
 function temporalCli(): string {
   return path.join(CACHE, `temporal-${TEMPORAL_CLI.version}`, 'temporal');
 }
-function temporalTestServer(): string {
-  return path.join(CACHE, `temporal-test-server-${TEMPORAL_TEST_SERVER.version}`, 'temporal-test-server');
-}
 const temporal: Server = {
   name: 'temporal',
   install() {
     goInstall(TEMPORAL_CLI, 'temporal');
-    // The time-skipping test server for the workflow contract tests: the Java one, run from its jars by a
-    // small launcher that takes the port as its only argument (what the TypeScript SDK's
-    // `TestWorkflowEnvironment` expects of an `existing-path` executable).
-    const launcher = temporalTestServer();
-    if (!existsSync(launcher)) {
-      const libs = mavenLibs(`temporal-test-server-${TEMPORAL_TEST_SERVER.version}`, [`io.temporal:temporal-test-server:${TEMPORAL_TEST_SERVER.version}`]);
-      writeFileSync(launcher, `#!/bin/sh\n# Temporal's time-skipping test server (io.temporal:temporal-test-server ${TEMPORAL_TEST_SERVER.version}), written by scripts/engines.ts\nexec java -Xmx512m -cp '${libs}/*' io.temporal.testserver.TestServer "$@"\n`);
-      chmodSync(launcher, 0o755);
-    }
   },
   async start() {
     if (ownPid('temporal') && (await temporalReady())) return say(`temporal: already running on ${this.address()}, UI ${this.env().connections.TEMPORAL_UI_URL}`);
@@ -377,7 +362,6 @@ const temporal: Server = {
         TEMPORAL_NAMESPACE: 'default',
         TEMPORAL_UI_URL: `http://127.0.0.1:${PORTS.temporalUi}`,
         TEMPORAL_CLI_PATH: temporalCli(),
-        TEMPORAL_TEST_SERVER_PATH: temporalTestServer(),
       },
       profile: { WORKFLOWS: 'temporal' },
     };

@@ -3,9 +3,9 @@
  *
  * A workflow is written once as a {@link ProcessManager}: pure `(state, input, now) -> (state, effects)`.
  * Engines run it: the embedded one (`infra/workflows/embedded`: state, pending timers and activity records
- * in SQLite, run by an in-process scheduler) and, scaled out, one generic Temporal workflow that feeds the
- * same process manager its signals, timers and activity results. Both must pass
- * `test/contract/workflows.contract.ts`.
+ * in SQLite, run by an in-process scheduler) and, scaled out, Temporal (`infra/workflows/temporal`: one
+ * generic Temporal workflow that feeds the same process manager its signals, timers and activity
+ * results). Both must pass `test/contract/workflows.contract.ts`.
  *
  * Delivery guarantees of an engine:
  * - effects are recorded durably before they run; a restart resumes every pending timer and activity;
@@ -73,11 +73,22 @@ export interface WorkflowStatus<S = unknown> {
   state: S;
 }
 
+/**
+ * What an operator sees of a workflow besides its id and type. Engines with an operator UI (Temporal)
+ * show them; the embedded engines ignore them.
+ */
+export interface WorkflowStartOptions {
+  /** The tenant the workflow works for (Temporal: the `SelloTenantId` search attribute). */
+  tenantId?: string;
+  /** One line saying what the workflow is, in words (Temporal: its summary and memo `description`). No personal data. */
+  summary?: string;
+}
+
 export interface WorkflowEngine {
   /** Registers a process manager and the activities its effects name. */
   register<S>(manager: ProcessManager<S>, activities: Record<string, Activity>): void;
   /** Starts a workflow; idempotent by `workflowId` (a second start is ignored and returns false). */
-  start(name: string, workflowId: string, input: unknown): Promise<boolean>;
+  start(name: string, workflowId: string, input: unknown, options?: WorkflowStartOptions): Promise<boolean>;
   signal(workflowId: string, name: string, payload: unknown): Promise<void>;
   get<S = unknown>(workflowId: string): Promise<WorkflowStatus<S> | null>;
   /** Begins executing due timers and pending activities (and resumes those found after a restart). */
