@@ -24,8 +24,12 @@ export const ConfigSchema = z.object({
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
   /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads) or `bullmq` (Redis `REDIS_URL`; `npm run start:worker` processes run the jobs). */
   JOB_QUEUE: z.enum(['worker-threads', 'bullmq']).default('worker-threads'),
-  /** Workflow engine state: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler) or `postgres` (`DATABASE_URL`, shared by several processes). */
-  WORKFLOWS: z.enum(['sqlite', 'postgres']).default('sqlite'),
+  /**
+   * Workflow engine: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler), `temporal` (a Temporal
+   * server at `TEMPORAL_ADDRESS`; every API process runs a worker) or `postgres` (`DATABASE_URL`, shared by
+   * several processes).
+   */
+  WORKFLOWS: z.enum(['sqlite', 'temporal', 'postgres']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
   /** Blob store: `local` (`DATA_DIR/blobs`) or `s3` (any S3-compatible server: `S3_ENDPOINT`, `S3_BUCKET`, keys). */
@@ -195,6 +199,12 @@ export const ConfigSchema = z.object({
   S3_SECRET_KEY: optionalString,
   /** Key prefix inside the bucket (several deployments may share one bucket). */
   S3_PREFIX: optionalString,
+  /** Temporal frontend `host:port` of `WORKFLOWS=temporal`, e.g. `temporal.internal:7233`. */
+  TEMPORAL_ADDRESS: optionalString,
+  /** Temporal namespace of this deployment's workflows. */
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Task queue of this deployment's workflows and activities (every process of one deployment uses the same). */
+  TEMPORAL_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/).default('sello'),
   // --- end scaled out -----------------------------------------------------------------------------------
   // --- Credit reservations (issue 18): who holds an open reservation, and until when.
   /**

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Clock, WorkflowEngine } from '../ports/workflows.ts';
 import { createEmbeddedWorkflowEngine, type EngineLogger } from './embedded/index.ts';
 import { createPostgresWorkflowEngine } from './postgres/index.ts';
+import { createTemporalWorkflowEngine } from './temporal/engine.ts';
 import { unknownAdapter, type Config } from '../shared/adapter.ts';
 
 export type WorkflowsAdapter = Config['WORKFLOWS'];
@@ -16,8 +17,10 @@ export function selectWorkflows(config: Config): WorkflowsAdapter {
 
 /**
  * Creates the configured engine (not running: the process that runs workflows calls `run()`).
- * `postgres`: `wf_*` tables in `DATABASE_SCHEMA` of `DATABASE_URL`; every API process runs a scheduler.
- * @throws Error when `postgres` is selected without `DATABASE_URL`.
+ * `temporal`: the Temporal server at `TEMPORAL_ADDRESS` (namespace `TEMPORAL_NAMESPACE`, task queue
+ * `TEMPORAL_TASK_QUEUE`); every API process runs a worker. `postgres`: `wf_*` tables in `DATABASE_SCHEMA`
+ * of `DATABASE_URL`; every API process runs a scheduler.
+ * @throws Error when `temporal` is selected without `TEMPORAL_ADDRESS`, or `postgres` without `DATABASE_URL`.
  */
 export function createWorkflowEngine(config: Config, deps: { clock: Clock; logger?: EngineLogger }): WorkflowEngine {
   const adapter = selectWorkflows(config);
@@ -28,6 +31,15 @@ export function createWorkflowEngine(config: Config, deps: { clock: Clock; logge
         clock: deps.clock,
         logger: deps.logger,
         pollIntervalMs: config.WORKFLOW_POLL_MS,
+      });
+    case 'temporal':
+      if (!config.TEMPORAL_ADDRESS) throw new Error('WORKFLOWS=temporal needs TEMPORAL_ADDRESS');
+      return createTemporalWorkflowEngine({
+        address: config.TEMPORAL_ADDRESS,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        clock: deps.clock,
+        logger: deps.logger,
       });
     case 'postgres':
       if (!config.DATABASE_URL) throw new Error('WORKFLOWS=postgres needs DATABASE_URL');

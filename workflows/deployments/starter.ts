@@ -37,9 +37,15 @@ export async function startDeploymentStarter(deps: { eventStore: EventStore; rea
         if (ev.type === 'deployment.provisioning.requested') {
           const d = ev.data;
           const start: ProvisioningStart = { deploymentId: d.deployment_id, ownerTenantId: d.tenant_id, run: d.run, steps: STEPS.slice(STEPS.indexOf(d.from_step)) };
-          await deps.engine.start(DEPLOYMENT_PROVISIONING_WORKFLOW, provisioningWorkflowId(d.deployment_id, d.run), start);
+          await deps.engine.start(DEPLOYMENT_PROVISIONING_WORKFLOW, provisioningWorkflowId(d.deployment_id, d.run), start, {
+            tenantId: d.tenant_id,
+            summary: `Provisioning of deployment ${d.deployment_id} (run ${d.run}, from step ${d.from_step})`,
+          });
         } else if (ev.type === 'deployment.deactivated') {
-          await deps.engine.start(DEPLOYMENT_DEACTIVATION_WORKFLOW, deactivationWorkflowId(ev.data.deployment_id), { deploymentId: ev.data.deployment_id });
+          await deps.engine.start(DEPLOYMENT_DEACTIVATION_WORKFLOW, deactivationWorkflowId(ev.data.deployment_id), { deploymentId: ev.data.deployment_id }, {
+            tenantId: ev.data.tenant_id,
+            summary: `Deactivation of deployment ${ev.data.deployment_id}: its keys revoked`,
+          });
         }
       }
       const last = batch.at(-1);

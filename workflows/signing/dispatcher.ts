@@ -27,7 +27,7 @@ export async function startSigningDispatcher(deps: { events: EventStore; readMod
       const d = e.data as Record<string, unknown>;
       if (name === 'document_created') {
         const start: LifecycleStart = { documentId, tenantId: String(d.tenant_id), expiresAt: Date.parse(String(d.expiry_date)) };
-        await deps.engine.start(SIGNING_WORKFLOW, documentId, start);
+        await deps.engine.start(SIGNING_WORKFLOW, documentId, start, { tenantId: start.tenantId, summary: `Signing lifecycle of document ${documentId}: invitations, reminders, expiry` });
       } else {
         // Only what the process manager reads travels in the signal (no personal data in workflow rows).
         const data: Record<string, unknown> = {};

@@ -225,7 +225,7 @@ export function createUsageAlerts(deps: UsageAlertsDeps): UsageAlerts {
         const cols = await usageCollections(deps.readModels);
         const pending = await cols.outbox.find({ status: 'pending' }, { limit: 200 });
         for (const f of pending) {
-          await deps.engine.start(alertNotificationProcess.name, f.id, f);
+          await deps.engine.start(alertNotificationProcess.name, f.id, f, { tenantId: f.tenant_id, summary: `Notification of usage alert ${f.alert_id} fired at ${f.fired_at}` });
           await cols.outbox.put(f.id, { ...f, status: 'dispatched' });
         }
         return pending.length;

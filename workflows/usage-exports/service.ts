@@ -236,7 +236,10 @@ export function createUsageExports(deps: UsageExportsDeps): UsageExports {
         data: { export_id: exportId, tenant_id: tenantId, format, start: iso(from), end: iso(to), include_details: body.include_details === true, email_to: email as string | null, requested_at: iso(now()), estimated_rows: estimated },
       });
       await deps.catchUp();
-      await deps.engine.start(exportProcess.name, exportId, { export_id: exportId, tenant_id: tenantId, history_days: exportHistoryDays(plan) } satisfies ExportInput);
+      await deps.engine.start(exportProcess.name, exportId, { export_id: exportId, tenant_id: tenantId, history_days: exportHistoryDays(plan) } satisfies ExportInput, {
+        tenantId,
+        summary: `Usage export ${exportId} (${format})`,
+      });
       return (await load(exportId))!;
     },
     async get(tenantId, exportId) {

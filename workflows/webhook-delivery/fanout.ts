@@ -78,7 +78,7 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
           createdAt,
           perEndpointConcurrency: deps.perEndpointConcurrency,
         };
-        pending.push(engine.start(WEBHOOK_DELIVERY_WORKFLOW, start.deliveryId, start));
+        pending.push(engine.start(WEBHOOK_DELIVERY_WORKFLOW, start.deliveryId, start, { tenantId, summary: `Delivery of ${e.type} event ${e.eventId} to webhook endpoint ${ep.id}` }));
       }
       if (pending.length >= 200) {
         await Promise.all(pending);
