@@ -49,9 +49,12 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     await s.ctx.events.append(usageStream(tenantId), calls.map((data) => ({ type: 'ApiCallRecorded', data, metadata: { tenant_id: tenantId } })));
     const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
     const credit = [];
+    // At least 1,200 credits this month whatever the day (on the 1st there is one day to spend them on):
+    // 'Credits below 19,000' of the Pro plan's 20,000 must trigger, 'Credits below 100' must not.
+    const daysThisMonth = Math.floor((now - monthStart) / 86_400_000) + 1;
     for (let t = monthStart, i = 0; t <= now; t += 86_400_000, i++) {
-      const at = new Date(t + 3_600_000).toISOString();
-      const amount = 150 + (i * 53) % 200;
+      const at = new Date(Math.min(t + 3_600_000, now - 1000)).toISOString();
+      const amount = Math.ceil(1200 / daysThisMonth) + (i * 53) % 200;
       credit.push({ type: 'CreditsReserved', data: { tenant_id: tenantId, reservation_id: `seed${i}`, amount, from_monthly: amount, from_purchased: 0, period: at.slice(0, 7), endpoint: endpoints[i % 4]!, reserved_at: at } });
       credit.push({ type: 'CreditsCommitted', data: { tenant_id: tenantId, reservation_id: `seed${i}`, amount, endpoint: endpoints[i % 4]!, committed_at: at } });
     }
