@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { WorkerPoolJobQueue } from '../infra/job-queue/worker-pool/worker-pool-queue.ts';
 import { BullMqConsumer, BullMqJobQueue } from '../infra/job-queue/bullmq/bullmq-queue.ts';
-import { runOnPool } from '../infra/job-queue/bullmq/run-on-pool.ts';
+import { runOnPool } from '../infra/job-queue/run-on-pool.ts';
 import type { JobQueue } from '../infra/ports/job-queue.ts';
 import { WORKER_ENTRY } from '../apps/platform/platform.ts';
 

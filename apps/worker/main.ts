@@ -15,7 +15,7 @@ import { loadConfig } from '../api/config.ts';
 import { WORKER_ENTRY } from '../platform/platform.ts';
 import { WorkerPoolJobQueue } from '../../infra/job-queue/worker-pool/worker-pool-queue.ts';
 import { BullMqConsumer } from '../../infra/job-queue/bullmq/bullmq-queue.ts';
-import { runOnPool } from '../../infra/job-queue/bullmq/run-on-pool.ts';
+import { runOnPool } from '../../infra/job-queue/run-on-pool.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.LOG_LEVEL });

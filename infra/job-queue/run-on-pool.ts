@@ -1,12 +1,12 @@
-import { JobFailedError, type JobQueue } from '../../ports/job-queue.ts';
-import type { JobEnvelope } from './bullmq-queue.ts';
+import { JobFailedError, type JobQueue, type JobRunner } from '../ports/job-queue.ts';
 
 /**
- * Adapts an in-process queue (the worker-thread pool) to the BullMQ consumer: a handler's coded domain
- * error becomes a final answer (`{ok: false, code}`, not retried); a crash, an uncoded error or a
- * timeout rejects, so BullMQ retries it and finally dead-letters it.
+ * Adapts an in-process queue (the worker-thread pool of a worker process) to a distributed queue's consumer
+ * (BullMQ or Kafka): a handler's coded domain error becomes a final answer (`{ok: false, code}`, never
+ * retried); a crash, an uncoded error, a full pool or a timeout rejects, so the queue retries the job and
+ * finally dead-letters it.
  */
-export function runOnPool(pool: JobQueue): (jobType: string, input: unknown, timeoutMs: number) => Promise<JobEnvelope> {
+export function runOnPool(pool: JobQueue): JobRunner {
   return async (jobType, input, timeoutMs) => {
     try {
       return { ok: true, result: await pool.run(jobType, input, { timeoutMs }) };

@@ -20,6 +20,34 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
+/**
+ * A handler's answer as it crosses a thread or process boundary: the result, or the failure with its
+ * domain `code` and `details` (a coded domain error is an answer: final, never retried).
+ */
+export type JobEnvelope = { ok: true; result: unknown } | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+
+/**
+ * Runs one job taken from a distributed queue (in a worker process: on its inference threads) and resolves
+ * with the handler's {@link JobEnvelope}. A rejection is a crash (a dead thread, an uncoded error, a
+ * timeout): the queue retries it, then dead-letters it. `timeoutMs` is what is left of the job's deadline.
+ */
+export type JobRunner = (jobType: string, input: unknown, timeoutMs: number) => Promise<JobEnvelope>;
+
+/**
+ * The worker side of a distributed job queue (`apps/worker` processes, built by the composition root
+ * through `createJobConsumer` in `infra/job-queue/index.ts`): takes jobs from the broker and answers them
+ * through a {@link JobRunner}.
+ */
+export interface JobConsumer {
+  /** Resolves once connected and taking jobs; rejects when the broker cannot be reached. */
+  ready(): Promise<void>;
+  /**
+   * Graceful stop: takes no new job, waits for the running ones to be answered, records its progress with
+   * the broker (acknowledgements, offsets) and leaves, so other workers take over at once. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
 /** The job's handler threw. `code` carries a domain error code when the handler raised a coded error. */
 export class JobFailedError extends Error {
   override readonly name = 'JobFailedError';

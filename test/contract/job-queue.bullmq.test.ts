@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerPoolJobQueue } from '../../infra/job-queue/worker-pool/worker-pool-queue.ts';
 import { BullMqConsumer, BullMqJobQueue } from '../../infra/job-queue/bullmq/bullmq-queue.ts';
-import { runOnPool } from '../../infra/job-queue/bullmq/run-on-pool.ts';
+import { runOnPool } from '../../infra/job-queue/run-on-pool.ts';
 import { JobFailedError, type JobQueue } from '../../infra/ports/job-queue.ts';
 import { WORKER_ENTRY } from '../../apps/platform/platform.ts';
 import { jobQueueContract } from './job-queue.contract.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { JobFailedError, JobTimeoutError, type JobOptions, type JobQueue } from '../../ports/job-queue.ts';
+import { JobFailedError, JobTimeoutError, type JobEnvelope, type JobOptions, type JobConsumer, type JobQueue, type JobRunner } from '../../ports/job-queue.ts';
 
 /** What a job carries in Redis: the input in V8's structured-clone format (binary survives), and its deadline. */
 interface WireJob {
@@ -12,8 +12,7 @@ interface WireJob {
   deadline: number;
 }
 
-/** A handler's answer; a coded domain error is an answer too (it is final, never retried). */
-export type JobEnvelope = { ok: true; result: unknown } | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+export type { JobEnvelope } from '../../ports/job-queue.ts';
 
 const encode = (value: unknown): string => serialize(value).toString('base64');
 const decode = <T>(text: string): T => deserialize(Buffer.from(text, 'base64')) as T;
@@ -169,7 +168,7 @@ export interface BullMqConsumerOptions extends BullMqOptions {
    * Runs one job; resolves with the handler's envelope. A rejection is a crash (retried, then
    * dead-lettered). `timeoutMs` is what is left of the job's deadline.
    */
-  run: (jobType: string, input: unknown, timeoutMs: number) => Promise<JobEnvelope>;
+  run: JobRunner;
   /**
    * How long a job stays locked by this worker without a renewal, ms; after it a job whose worker died
    * is handed to another worker (BullMQ stalled-job check, every `lockMs / 2`). Default 30 000.
@@ -183,7 +182,7 @@ export interface BullMqConsumerOptions extends BullMqOptions {
  * inference threads, so this event loop stays free to renew job locks). `close()` stops taking jobs and
  * waits for the in-flight ones to finish (graceful shutdown).
  */
-export class BullMqConsumer {
+export class BullMqConsumer implements JobConsumer {
   private readonly worker: Worker;
   private readonly connection: Redis;
 
