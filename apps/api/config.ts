@@ -22,8 +22,12 @@ export const ConfigSchema = z.object({
   EVENT_STORE: z.enum(['sqlite', 'postgres']).default('sqlite'),
   /** Read models: `sqlite` (`DATA_DIR/read-models.sqlite`) or `postgres` (`DATABASE_URL`); unset = `postgres` when DATABASE_URL is set. */
   READ_MODELS: z.enum(['sqlite', 'postgres']).optional(),
-  /** Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads) or `bullmq` (Redis `REDIS_URL`; `npm run start:worker` processes run the jobs). */
-  JOB_QUEUE: z.enum(['worker-threads', 'bullmq']).default('worker-threads'),
+  /**
+   * Job queue: `worker-threads` (in-process queue feeding `WORKER_THREADS` inference threads), `bullmq` (Redis
+   * `REDIS_URL`) or `kafka` (`KAFKA_BROKERS`, images by claim check through the blob store); with either of the
+   * last two, `npm run start:worker` processes run the jobs.
+   */
+  JOB_QUEUE: z.enum(['worker-threads', 'bullmq', 'kafka']).default('worker-threads'),
   /**
    * Workflow engine: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler), `temporal` (a Temporal
    * server at `TEMPORAL_ADDRESS`; every API process runs a worker) or `postgres` (`DATABASE_URL`, shared by
@@ -180,14 +184,37 @@ export const ConfigSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).default('sello:'),
   /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
   RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
-  /** BullMQ key prefix of the job queue (`JOB_QUEUE=bullmq`). */
-  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('sello'),
+  /**
+   * Prefix of the job queue's names: BullMQ's Redis keys (`JOB_QUEUE=bullmq`), or Kafka's topics
+   * (`<prefix>.jobs`, `<prefix>.jobs.dlt`, `<prefix>.replies.<instance>`), worker group (`<prefix>.workers`)
+   * and claim-check blobs (`job-claims/<prefix>/…`) (`JOB_QUEUE=kafka`). Several deployments, or tests, can
+   * share one server.
+   */
+  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).refine((p) => p !== '.' && p !== '..', 'not . or ..').default('sello'),
   /** Waiting jobs beyond which inference routes answer 503 with Retry-After (back-pressure). */
   JOB_QUEUE_MAX_WAITING: z.coerce.number().int().min(1).default(1000),
   /** Attempts of a job whose worker crashed or failed without a domain code, before it is dead-lettered. */
   JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** A job's lock, ms: a worker that died (SIGKILL) gives its jobs to another worker after this long. */
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  // Kafka job queue (`JOB_QUEUE=kafka`, docs/operations.md "Kafka client"); JOB_QUEUE_PREFIX, JOB_TIMEOUT_MS,
+  // JOB_QUEUE_MAX_WAITING and JOB_ATTEMPTS apply to it as to BullMQ.
+  /** Bootstrap brokers, comma-separated `host:port` (e.g. `kafka-1:9092,kafka-2:9092`). */
+  KAFKA_BROKERS: optionalString.pipe(
+    z
+      .string()
+      .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b !== ''))
+      .pipe(
+        z
+          .array(z.string().refine((b) => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([1-9][0-9]{0,4})$/.test(b) && Number(b.slice(b.lastIndexOf(':') + 1)) <= 65535, 'each broker must be host:port'))
+          .min(1),
+      )
+      .optional(),
+  ),
+  /** Partitions of `<prefix>.jobs` when this deployment creates it: the most worker processes that take jobs at once. */
+  KAFKA_JOB_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(12),
+  /** A worker process that stops heartbeating (SIGKILL, lost machine) loses its partitions after this long, ms (the broker's `group.min.session.timeout.ms`, default 6000, is the floor). */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(1_800_000).default(10_000),
   /** Longest an HTTP request may take end to end, ms (Node's `server.requestTimeout`); past it the socket is closed. */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   /** S3-compatible endpoint of `BLOB_STORE=s3`, e.g. `https://minio.internal:9000`. */
