@@ -11,7 +11,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../api/config.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
-import type { JobQueue } from '../../infra/ports/job-queue.ts';
+import type { JobConsumer, JobQueue } from '../../infra/ports/job-queue.ts';
 import type { BlobStore } from '../../infra/ports/blob-store.ts';
 import type { Mailer } from '../../infra/ports/mail.ts';
 import type { VectorIndex } from '../../infra/ports/vector-index.ts';
@@ -19,7 +19,7 @@ import type { Clock, WorkflowEngine } from '../../infra/ports/workflows.ts';
 import type { RegistryProvider } from '../../infra/ports/registry-provider.ts';
 import { createEventStore, selectEventStore } from '../../infra/event-store/index.ts';
 import { createReadModels, selectReadModels } from '../../infra/read-models/index.ts';
-import { createJobQueue, selectJobQueue } from '../../infra/job-queue/index.ts';
+import { createInferencePool, createJobConsumer, createJobQueue, inferenceThreads, selectJobQueue } from '../../infra/job-queue/index.ts';
 import { createWorkflowEngine, selectWorkflows } from '../../infra/workflows/index.ts';
 import { createVectorIndex, selectVectorIndex } from '../../infra/vector-index/index.ts';
 import { createBlobStore, selectBlobStore } from '../../infra/blob-store/index.ts';
@@ -134,7 +134,7 @@ class SelloPlatform implements Platform {
     this.ports = {
       events: lazy<EventStore>(() => overrides.events ?? createEventStore(config)),
       readModels: lazy<ReadModelStore>(() => overrides.readModels ?? createReadModels(config)),
-      jobs: lazy<JobQueue>(() => overrides.jobs ?? createJobQueue(config, { workerFile: WORKER_ENTRY })),
+      jobs: lazy<JobQueue>(() => overrides.jobs ?? createJobQueue(config, { workerFile: WORKER_ENTRY, blobs: () => this.blobs, log: this.log })),
       workflows: lazy<WorkflowEngine>(() => createWorkflowEngine(config, { clock, logger: this.log })),
       vectorIndex: lazy<VectorIndex>(() => createVectorIndex(config, { dimensions: TEMPLATE_DIMENSION, dir: 'vectors' })),
       blobs: lazy<BlobStore>(() => createBlobStore(config)),
@@ -195,6 +195,7 @@ class SelloPlatform implements Platform {
     if (this.started) return;
     this.started = true;
     if (this.kind === 'api') await this.startApi();
+    else if (this.kind === 'worker') await this.startWorker();
     else if (this.kind === 'projector') {
       await this.projections.start();
       this.stops.push(() => this.projections.stop());
@@ -234,6 +235,27 @@ class SelloPlatform implements Platform {
       await capability.start(useCases, this);
       if (capability.stop) this.stops.push(() => capability.stop!(useCases));
     }
+  }
+
+  /**
+   * A worker process: its inference threads, fed by the consumer of the configured shared queue. Closing
+   * stops the consumer first (it finishes and answers the running jobs), then the threads.
+   */
+  private async startWorker(): Promise<void> {
+    const pool = createInferencePool(this.config, { workerFile: WORKER_ENTRY });
+    let consumer: JobConsumer | undefined;
+    const stop = async (): Promise<void> => {
+      await consumer?.close();
+      await pool.close();
+    };
+    try {
+      consumer = createJobConsumer(this.config, { workerFile: WORKER_ENTRY, pool, concurrency: inferenceThreads(this.config), blobs: () => this.blobs, log: this.log });
+      await consumer.ready();
+    } catch (error) {
+      await stop(); // createPlatform rejects: nobody else would stop the threads
+      throw error;
+    }
+    this.stops.push(stop);
   }
 
   async close(): Promise<void> {

@@ -29,10 +29,13 @@ import type { UsageRecorder } from './usage-recorder.ts';
  * - `api`: the HTTP edge: tenancy view, credit follower and stale-reservation sweeper, projections,
  *   the workflow engine with every capability's process managers, and the capabilities' background tasks;
  * - `cli`: operator commands: nothing runs in the background;
- * - `worker`: an inference worker: runs jobs only (the handler table comes from the manifests);
+ * - `worker`: an inference worker process (`npm run start:worker`): its inference threads and the
+ *   consumer of the configured shared queue (`JOB_QUEUE=bullmq` or `kafka`), which feeds them;
+ * - `inference`: one inference thread (of an API process's pool or a worker process's): nothing runs in
+ *   the background; it runs jobs from the handler table derived from the manifests;
  * - `projector`: a separate projection process: the projection runner only.
  */
-export type ProcessKind = 'api' | 'cli' | 'worker' | 'projector';
+export type ProcessKind = 'api' | 'cli' | 'worker' | 'inference' | 'projector';
 
 /** The adapter each port's factory selected from the configuration (`infra/<port>/index.ts`). */
 export interface AdapterSelection {

@@ -1,7 +1,7 @@
 /**
- * Inference worker entry (a `worker_threads` worker of the embedded job queue). It builds the platform
- * like every process (`createPlatform(config, { kind: 'worker' })`: ports are opened only if a job uses
- * one), then receives `{ type, input }`, runs the handler for `type` (derived from the capability
+ * Inference thread entry (a `worker_threads` worker of an API process's pool, or of a worker process's).
+ * It builds the platform like every process (`createPlatform(config, { kind: 'inference' })`: ports are
+ * opened only if a job uses one), then receives `{ type, input }`, runs the handler for `type` (derived from the capability
  * manifests, `./handlers.ts`), and answers with an envelope so coded domain errors (`code`, `details`)
  * survive the thread boundary intact. The validated configuration arrives as `workerData.config` (the
  * job-queue factory passes it); a worker started without it reads the environment.
@@ -16,7 +16,7 @@ export type JobEnvelope =
   | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
 
 const data = workerData as { config?: Config } | null | undefined;
-const platform = await createPlatform(data?.config ?? loadConfig(), { kind: 'worker' });
+const platform = await createPlatform(data?.config ?? loadConfig(), { kind: 'inference' });
 const resolveHandler = createHandlerTable(platform);
 
 export default async function runJob(task: { type: string; input: unknown }): Promise<JobEnvelope> {

@@ -19,6 +19,7 @@ import { HttpRegistryProvider } from '../../infra/registry-provider/http/http-pr
 import { LocalDirBlobStore } from '../../infra/blob-store/local-dir/local-dir-blob-store.ts';
 import { EmbeddedVectorIndex } from '../../infra/vector-index/embedded/index.ts';
 import { WorkerPoolJobQueue } from '../../infra/job-queue/worker-pool/worker-pool-queue.ts';
+import { KafkaJobQueue } from '../../infra/job-queue/kafka/kafka-queue.ts';
 
 const dirs: string[] = [];
 const silent = pino({ level: 'silent' });
@@ -92,10 +93,10 @@ describe('composition root', () => {
     }
   });
 
-  it('a worker process opens no store until asked, and a projector runs only the projections', async () => {
-    const worker = await createPlatform(configFor(), { kind: 'worker', overrides: { log: silent } });
-    expect(worker.adapters.jobQueue).toBe('worker-threads');
-    await worker.close(); // nothing was opened: closing touches no adapter
+  it('an inference thread opens no store until asked, and a projector runs only the projections', async () => {
+    const thread = await createPlatform(configFor(), { kind: 'inference', overrides: { log: silent } });
+    expect(thread.adapters.jobQueue).toBe('worker-threads');
+    await thread.close(); // nothing was opened: closing touches no adapter
 
     const lazyPg = await createPlatform(configFor({ READ_MODELS: 'postgres', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }), { kind: 'cli', overrides: { log: silent } });
     // Selected but not opened until used: the bad URL fails only on first use.
@@ -111,6 +112,19 @@ describe('composition root', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('a worker process starts the consumer of the configured shared queue, and refuses the in-process one', async () => {
+    await expect(createPlatform(configFor(), { kind: 'worker', overrides: { log: silent } })).rejects.toThrow(/JOB_QUEUE=bullmq .*JOB_QUEUE=kafka/);
+    // Kafka's claim check needs a store every process reaches, and brokers.
+    await expect(createPlatform(configFor({ JOB_QUEUE: 'kafka', KAFKA_BROKERS: '127.0.0.1:1' }), { kind: 'worker', overrides: { log: silent } })).rejects.toThrow(/BLOB_STORE=s3/);
+    await expect(createPlatform(configFor({ JOB_QUEUE: 'kafka', BLOB_STORE: 's3' }), { kind: 'worker', overrides: { log: silent } })).rejects.toThrow(/KAFKA_BROKERS/);
+    const s3 = { BLOB_STORE: 's3', S3_ENDPOINT: 'http://127.0.0.1:1', S3_ACCESS_KEY: 'k', S3_SECRET_KEY: 's' };
+    const api = await createPlatform(configFor({ JOB_QUEUE: 'kafka', KAFKA_BROKERS: '127.0.0.1:1', ...s3 }), { kind: 'cli', overrides: { log: silent } });
+    expect(api.adapters.jobQueue).toBe('kafka');
+    expect(api.jobs).toBeInstanceOf(KafkaJobQueue); // opened lazily: no broker needed to build it
+    await api.close();
+    expect(() => configFor({ KAFKA_BROKERS: 'no-port' })).toThrow(/KAFKA_BROKERS.*host:port/s);
   });
 
   it('derives the projection list and the job handler table from the manifests', () => {
