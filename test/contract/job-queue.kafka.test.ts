@@ -111,13 +111,16 @@ if (!reachable) {
       const image = randomBytes(64 * 1024);
       const r = await s.queue.run<{ bytes: Uint8Array }, { length: number }>('system.checksum', { bytes: image });
       expect(r.length).toBe(image.length);
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
       // A failed job (coded error) and a timed-out one: their claims are gone as soon as the caller has its answer.
       const failed = await s.queue.run('system.fail', { code: 'no_face_detected', bytes: image }).catch((e: unknown) => e);
       expect((failed as JobFailedError).code).toBe('no_face_detected');
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
       const late = await s.queue.run('system.sleep', { ms: 3000, bytes: image }, { timeoutMs: 300 }).catch((e: unknown) => e);
       expect(late).toBeInstanceOf(JobTimeoutError);
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
       // The three messages carry a claim key and a few hundred bytes, never the 64 KiB image.
       const messages = await readTopic(`${s.prefix}.jobs`, 3);
@@ -129,6 +132,7 @@ if (!reachable) {
       }
       // A job without binary input travels inline (no blob written).
       await s.queue.run('system.health', {});
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
     }, 180_000);
 
@@ -138,6 +142,7 @@ if (!reachable) {
       const bytes = randomBytes(300 * 1024);
       const r = await s.queue.run<{ bytes: Uint8Array }, { echo: Uint8Array }>('echo', { bytes });
       expect(Buffer.compare(Buffer.from(r.echo), bytes)).toBe(0);
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
     }, 60_000);
 
@@ -177,6 +182,7 @@ if (!reachable) {
       const dead = JSON.parse(letter!.value.toString()) as DeadLetter;
       expect(dead).toMatchObject({ type: 'crash', reason: 'attempts_exhausted', attempts: 3, error: 'worker crashed' });
       expect(letter!.key).toBe(dead.id);
+      await s.producer.settled();
       expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
       calls = 0;
       const coded = await s.queue.run('coded', {}).catch((e: unknown) => e);
@@ -314,19 +320,21 @@ if (!reachable) {
       const lost = startedOnA().filter((id) => !answeredByA().includes(id));
       a.kill('SIGKILL');
       const killedAt = Date.now() - t0;
+      // After the session timeout (6 s) B owns every partition (polled every 200 ms: the rebalance time).
+      const moved = waitFor(async () => {
+        const m = await members();
+        return m.length === 1 && m[0]!.partitions.length === 4;
+      }, 30_000, 'B owning the four partitions').then(() => Date.now() - t0 - killedAt);
       expect(await a.exited).toBe('SIGKILL');
       const results = await Promise.all(calls);
       expect(results.map((x) => x.r.slept)).toEqual(calls.map(() => 3000));
-      // After the session timeout (6 s) B owns every partition.
-      await waitFor(async () => {
-        const m = await members();
-        return m.length === 1 && m[0]!.partitions.length === 4;
-      }, 30_000, 'B owning the four partitions');
+      const movedMs = await moved;
       expect(lost.length).toBeGreaterThan(0); // answered all the same: B ran them
       // Every claim was deleted, and nothing is left to run (the group's lag is 0).
+      await producer.settled();
       expect(await objectNames(bucket, 'job-claims/')).toEqual([]);
       await waitFor(async () => (await producer.run('system.health', {}), producer.stats().queued === 0), 20_000, 'no backlog');
-      console.log(`SIGKILL at ${killedAt} ms with ${lost.length} job(s) running on A; answers at ${results.map((x) => x.at).sort((x, y) => x - y).join(', ')} ms; answers ignored as duplicates: ${producer.duplicateReplies}`);
+      console.log(`SIGKILL at ${killedAt} ms with ${lost.length} job(s) running on A; its partitions moved to B ${movedMs} ms later; answers at ${results.map((x) => x.at).sort((x, y) => x - y).join(', ')} ms; answers ignored as duplicates: ${producer.duplicateReplies}`);
       expect(b.child.exitCode).toBeNull();
     }, 240_000);
 
