@@ -53,7 +53,9 @@ export function installRuntime(logger: EngineLogger | undefined): void {
   if (Runtime._instance) return;
   const forward = (level: LogLevel, message: string, meta?: LogMetadata) => {
     if (!logger) return;
-    const obj = { ...(meta ?? {}), component: 'temporal' };
+    // The SDK puts errors under `error` ("Activity failed"): pino serializes an Error there as {}.
+    const obj: Record<string, unknown> = { component: 'temporal' };
+    for (const [k, v] of Object.entries(meta ?? {})) obj[k] = v instanceof Error ? errorFields(v) : v;
     if (level === 'ERROR') logger.error(obj, message);
     else if (level === 'WARN') logger.warn(obj, message);
   };
@@ -61,6 +63,16 @@ export function installRuntime(logger: EngineLogger | undefined): void {
     logger: new DefaultLogger('WARN', (entry) => forward(entry.level, entry.message, entry.meta)),
     shutdownSignals: [],
   });
+}
+
+/** What a log line keeps of an error: its name, message and (a Temporal failure's) type. */
+function errorFields(error: Error): Record<string, unknown> {
+  return { name: error.name, message: error.message, ...(error instanceof ApplicationFailure && error.type ? { type: error.type } : {}) };
+}
+
+/** An activity the engine stopped, or did not start because it was stopping: the process manager sees `interrupted: true`. */
+function interruptedFailure(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: INTERRUPTED_FAILURE, nonRetryable: true, message });
 }
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -83,9 +95,10 @@ function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
  *   `options.summary` to the static summary and the memo's `description`;
  * - effects run as Temporal activities with a single attempt (a concurrency bound is a permit of the
  *   key's semaphore workflow, taken by the worker: `permits.ts`); one running when its worker stops is
- *   failed with {@link INTERRUPTED_FAILURE} after the grace period, one whose worker died stops
- *   heartbeating and times out: both reach the process manager as `activity.failed` with
- *   `interrupted: true`, and are never started again;
+ *   failed with {@link INTERRUPTED_FAILURE} after the grace period (a stopping worker polls no more and
+ *   starts nothing new: a task it still receives, or one waiting for a permit, fails the same way without
+ *   running), one whose worker died stops heartbeating and times out: all reach the process manager as
+ *   `activity.failed` with `interrupted: true`, and are never started again;
  * - timers are Temporal timers, durable in the server; their due time is the injected clock's;
  * - `get` reads the workflow's memo (its state after the last transition), so it answers without any
  *   worker running; a workflow that failed or was terminated reads as `completed`;
@@ -220,17 +233,19 @@ class TemporalWorkflowEngine implements WorkflowEngine {
   async stop(graceMs = 5_000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // The worker polls no more (another worker takes the tasks, e.g. a retry the process manager schedules
+    // at once); what it runs finishes within the grace period or is interrupted below.
+    if (this.worker?.worker.getState() === 'RUNNING') this.worker.worker.shutdown();
     if (this.running.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...this.running]), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
       clearTimeout(timer);
       // Still running: failed as interrupted (the process manager decides whether to retry under a new id).
-      this.interrupt?.(ApplicationFailure.create({ type: INTERRUPTED_FAILURE, nonRetryable: true, message: 'interrupted: the engine stopped while the activity was running' }));
+      this.interrupt?.(interruptedFailure('interrupted: the engine stopped while the activity was running'));
       await Promise.allSettled([...this.running]);
     }
-    await this.permits.close(new Error('interrupted: the engine stopped'));
+    await this.permits.close(interruptedFailure('interrupted: the engine stopped')); // waiters report their own failure (wrap)
     if (this.worker) {
-      this.worker.worker.shutdown();
       await this.worker.running;
       await this.worker.connection.close();
     }
@@ -258,12 +273,21 @@ class TemporalWorkflowEngine implements WorkflowEngine {
    */
   private wrap(fn: Activity): (input: unknown, options?: ActivityOptionsArg) => Promise<unknown> {
     return async (input: unknown, options: ActivityOptionsArg = {}) => {
+      // A task still handed out once `stop` began (a poll that was answered as the worker shut down) is
+      // not started, and reports interrupted so the process manager retries it on another worker (a plain
+      // error, such as the closed permit client's, would read as the activity's own failure).
+      if (this.stopped) throw interruptedFailure('interrupted: the engine was stopping; the activity was not started');
       const ctx = Context.current();
       const heartbeat = setInterval(() => ctx.heartbeat(), this.options.heartbeatEveryMs ?? 5_000);
       const bound = options.concurrency;
       let permitId: string | undefined;
       const outcome = (async () => {
-        if (bound) permitId = await Promise.race([this.permits.acquire(bound.key, bound.limit), this.interrupted]);
+        if (bound) {
+          const notStarted = interruptedFailure(`interrupted: the engine stopped while the activity waited for a permit of ${bound.key}; it was not started`);
+          permitId = await Promise.race([this.permits.acquire(bound.key, bound.limit), this.interrupted]).catch((e: unknown) => Promise.reject(this.stopped ? notStarted : e));
+          // Granted while stopping: the grace period is for activities already running, not for new ones.
+          if (this.stopped) throw notStarted;
+        }
         return Promise.race([fn(input, { workflowId: ctx.info.workflowExecution?.workflowId ?? '', activityId: ctx.info.activityId }), this.interrupted]);
       })();
       this.running.add(outcome);
