@@ -2,10 +2,11 @@
  * The Kafka job queue (`JOB_QUEUE=kafka`) on the real broker (Kafka 4.1.1, KRaft) and the real S3 server
  * (MinIO) of `npm run engines -- up`: the port's contract suite unchanged, then what only this adapter
  * promises: claim check (images never in a message; every claim deleted when its job ends), retries and
- * the dead-letter topic, back-pressure, an unreachable broker, a worker process killed (SIGKILL) mid-job,
- * a worker process stopped (SIGTERM) mid-job, and a restarted group resuming exactly where it stopped.
- * Each test uses its own prefix (topics, group, claims) and bucket.
+ * the dead-letter topic, back-pressure, an unreachable broker, a broker restart (a broker of the test's own),
+ * a worker process killed (SIGKILL) mid-job, a worker process stopped (SIGTERM) mid-job, and a restarted
+ * group resuming exactly where it stopped. Each test uses its own prefix (topics, group, claims) and bucket.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ import { WORKER_ENTRY } from '../../apps/platform/platform.ts';
 import { jobQueueContract } from './job-queue.contract.ts';
 import { deleteKafkaPrefix, kafkaReachable, testKafkaBrokerList, testKafkaBrokers, uniqueQueuePrefix } from '../helpers/kafka.ts';
 import { minioReachable, objectNames, s3BlobConfig, testS3, TestBuckets } from '../helpers/minio.ts';
-import { startProcess, waitFor, type Proc } from '../helpers/processes.ts';
+import { freePort, ROOT, startProcess, waitFor, type Proc } from '../helpers/processes.ts';
 
 const reachable = (await kafkaReachable('Kafka job-queue contract')) && (await minioReachable('Kafka job-queue contract'));
 const brokers = testKafkaBrokerList();
@@ -242,6 +243,53 @@ if (!reachable) {
       expect(ran).toEqual(['a', 'b', 'c', 'd']);
       expect(producer.duplicateReplies).toBe(0);
     }, 60_000);
+  });
+
+  describe('kafka job queue: a broker restart', () => {
+    // A broker of this test's own (free ports, its own state directory, started and stopped by
+    // scripts/engines.ts), never the shared one.
+    const state = mkdtempSync(path.join(tmpdir(), 'sello-kafka-restart-'));
+    let env: NodeJS.ProcessEnv;
+    const engines = (command: 'up' | 'down'): void => {
+      const r = spawnSync(process.execPath, ['--no-warnings', '--import', 'tsx', 'scripts/engines.ts', command, 'kafka'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+      if (r.status !== 0) throw new Error(`engines ${command} kafka: ${r.stderr?.toString().slice(-600)}`);
+    };
+    afterAll(() => {
+      if (env) engines('down');
+      rmSync(state, { recursive: true, force: true });
+    }, 60_000);
+
+    it('answers queue_unavailable at once while the broker is down, and both sides work again within seconds of its return', async () => {
+      env = { ...process.env, SELLO_ENGINES_STATE: state, SELLO_KAFKA_PORT: String(await freePort()), SELLO_KAFKA_CONTROLLER_PORT: String(await freePort()) };
+      engines('up');
+      const own = [`127.0.0.1:${env.SELLO_KAFKA_PORT}`];
+      const blobs = store(buckets.name());
+      const consumer = new KafkaJobConsumer({ brokers: own, topicPrefix: 'restart', concurrency: 2, partitions: 2, sessionTimeoutMs: 6000, blobs, run: async (type) => ({ ok: true, result: type }) });
+      const producer = new KafkaJobQueue({ brokers: own, topicPrefix: 'restart', blobs, partitions: 2, timeoutMs: 15_000 });
+      try {
+        await consumer.ready();
+        expect(await producer.run('before', { bytes: new Uint8Array([1]) })).toBe('before');
+        engines('down');
+        const t0 = Date.now();
+        expect(((await producer.run('during', {}).catch((e: unknown) => e)) as JobFailedError).code).toBe('queue_unavailable');
+        expect(Date.now() - t0).toBeLessThan(4000);
+        await new Promise((r) => setTimeout(r, 10_000));
+        engines('up');
+        const up = Date.now();
+        let answer: unknown;
+        while (Date.now() - up < 60_000) {
+          answer = await producer.run('after', { bytes: new Uint8Array([2]) }).catch((e: unknown) => e);
+          if (answer === 'after') break;
+          expect((answer as JobFailedError).code).toBe('queue_unavailable');
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        expect(answer).toBe('after'); // the same producer and the same worker, no restart of either
+        console.log(`broker restart: first job answered ${Date.now() - up} ms after the broker was back`);
+      } finally {
+        await producer.close();
+        await consumer.close();
+      }
+    }, 300_000);
   });
 
   describe('kafka job queue: worker processes (npm run start:worker) killed and stopped mid-job', () => {
