@@ -163,6 +163,23 @@ if (!reachable) {
       await expect.poll(() => objectNames(s.bucket, 'job-claims/'), { timeout: 5000 }).toEqual([]);
     }, 60_000);
 
+    it('a worker whose caller is gone (its reply topic deleted when it closed) drops the answer and goes on with the next job', async () => {
+      const s = await stack({ run: async (type) => (await new Promise((r) => setTimeout(r, 1500)), { ok: true, result: type }) });
+      opened.push(s.queue);
+      const gone = s.producer.run('orphan', { bytes: new Uint8Array([1]) }).catch((e: unknown) => e);
+      await expect.poll(() => s.consumer!.active, { timeout: 10_000 }).toBe(1);
+      await s.producer.close(); // deletes its reply topic while the worker runs the job
+      expect(((await gone) as JobFailedError).code).toBe('queue_unavailable');
+      await expect.poll(() => s.consumer!.active, { timeout: 10_000 }).toBe(0);
+      const next = new KafkaJobQueue({ brokers, topicPrefix: s.prefix, blobs: s.blobs, timeoutMs: 20_000 });
+      opened.push(next);
+      const t0 = Date.now();
+      expect(await next.run('next', {})).toBe('next');
+      expect(Date.now() - t0).toBeLessThan(5000);
+      await next.settled();
+      expect(await objectNames(s.bucket, 'job-claims/')).toEqual([]);
+    }, 60_000);
+
     it('a crashing job is retried, then dead-lettered (worker_error to the caller); a coded error is final at the first attempt', async () => {
       let calls = 0;
       const s = await stack({

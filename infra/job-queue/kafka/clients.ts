@@ -16,10 +16,11 @@ export interface QueueLog {
 export const silentLog: QueueLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
- * Retries of a failed request by clients that must outlive a broker restart (consumers, the workers'
- * producer): @platformatic/kafka 1.22.0 ends a consumer's stream once a request has failed `retries + 1`
- * times (default 3, one second apart: measured, a 20 s broker restart left the default consumer consuming
- * nothing, docs/operations.md), so they retry for as long as it takes.
+ * Retries of a failed request by the consumers, which must outlive a broker restart: @platformatic/kafka
+ * 1.22.0 ends a consumer's stream once a request has failed `retries + 1` times (default 3, one second
+ * apart: measured, a 20 s broker restart left the default consumer consuming nothing, docs/operations.md),
+ * so they retry for as long as it takes. Never for a producer: a send to a topic that does not exist would
+ * never return.
  */
 export const RETRY_FOREVER = Number.MAX_SAFE_INTEGER;
 

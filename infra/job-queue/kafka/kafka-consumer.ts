@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin, Consumer, Producer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { JobConsumer, JobEnvelope, JobRunner } from '../../ports/job-queue.ts';
-import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, silentLog, withTimeout, type QueueLog } from './clients.ts';
+import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, isProtocolError, silentLog, withTimeout, type QueueLog } from './clients.ts';
 import { commitValue, PartitionProgress } from './offsets.ts';
 import { MalformedMessageError, decodeJob, encodeReply, kafkaNames, pack, replyClaimKey, unpack, type DeadLetter, type JobMessage, type KafkaNames } from './wire.ts';
 
@@ -85,7 +85,10 @@ export class KafkaJobConsumer implements JobConsumer {
       // The coordinator waits this long for members to rejoin during a rebalance; this client rejoins at once.
       rebalanceTimeout: sessionTimeout,
     });
-    this.producer = new Producer({ ...base, clientId: `sello-worker-${process.pid}` });
+    // No retries inside the client: a send to a reply topic that is gone (its API process closed) would be
+    // retried for ever with RETRY_FOREVER, and after 3 s with the default. reply() retries itself, until
+    // the job's deadline, and gives up at once on a topic that is gone.
+    this.producer = new Producer({ ...base, retries: 0, clientId: `sello-worker-${process.pid}` });
     this.admin = new Admin({ ...base, retries: 3, clientId: `sello-worker-admin-${process.pid}` });
   }
 
@@ -245,20 +248,34 @@ export class KafkaJobConsumer implements JobConsumer {
     await this.reply(job, envelope);
   }
 
-  /** Produces the answer to the caller's reply topic, retrying until it is written or the caller has given up. */
+  /**
+   * Produces the answer to the caller's reply topic, retrying until it is written or the caller has given
+   * up (its deadline passed, or its reply topic is gone: the API process closed).
+   */
   private async reply(job: JobMessage, envelope: JobEnvelope): Promise<void> {
+    let claim: string | undefined;
+    let unknownTopic = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         const carried = await pack(this.options.blobs, replyClaimKey(this.names, job.id, job.deadline), envelope);
+        if ('claim' in carried) claim = carried.claim.key;
         await this.producer.send({ messages: [{ topic: job.replyTo, key: Buffer.from(job.id), value: encodeReply({ id: job.id, worker: this.worker, ...carried }) }] });
         this.log.debug({ job: job.type, id: job.id, ok: envelope.ok }, 'kafka job consumer: job answered');
         return;
       } catch (error) {
-        if (Date.now() >= job.deadline) {
-          this.log.warn({ job: job.type, id: job.id, err: describeError(error) }, 'kafka job consumer: answer not delivered before the deadline; dropped');
+        // A topic unknown three times running (not a metadata delay) is a caller that is gone.
+        unknownTopic = isProtocolError(error, 'UNKNOWN_TOPIC_OR_PARTITION') ? unknownTopic + 1 : 0;
+        const gone = unknownTopic >= 3;
+        if (gone || Date.now() >= job.deadline) {
+          this.log.warn({ job: job.type, id: job.id, err: describeError(error) }, gone ? 'kafka job consumer: the caller\'s reply topic is gone; answer dropped' : 'kafka job consumer: answer not delivered before the deadline; dropped');
+          if (claim) await this.options.blobs.delete(claim).catch(() => undefined);
           return;
         }
-        this.log.warn({ job: job.type, id: job.id, attempt, err: describeError(error) }, 'kafka job consumer: answer not delivered; retrying');
+        if (unknownTopic === 0) this.log.warn({ job: job.type, id: job.id, attempt, err: describeError(error) }, 'kafka job consumer: answer not delivered; retrying');
+        if (claim) {
+          await this.options.blobs.delete(claim).catch(() => undefined); // the next attempt writes its own
+          claim = undefined;
+        }
         await sleep(Math.min(1000, 100 * attempt));
       }
     }
@@ -277,11 +294,19 @@ export class KafkaJobConsumer implements JobConsumer {
       offset: String(message.offset),
     };
     if (reason === 'malformed') this.log.error({ partition: message.partition, offset: String(message.offset), err: error }, 'kafka job consumer: unreadable job message; dead-lettered');
-    try {
-      await this.producer.send({ messages: [{ topic: this.names.deadLetters, key: job ? Buffer.from(job.id) : undefined, value: Buffer.from(JSON.stringify(letter)) }] });
-    } catch (err) {
-      // The answer still goes to the caller; only the operator's copy is missing.
-      this.log.error({ ...letter, err: describeError(err) }, 'kafka job consumer: dead letter not written');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.producer.send({ messages: [{ topic: this.names.deadLetters, key: job ? Buffer.from(job.id) : undefined, value: Buffer.from(JSON.stringify(letter)) }] });
+        return;
+      } catch (err) {
+        if (attempt < 5) {
+          await sleep(200 * attempt);
+          continue;
+        }
+        // The answer still goes to the caller; only the operator's copy is missing (it is in this log).
+        this.log.error({ ...letter, err: describeError(err) }, 'kafka job consumer: dead letter not written');
+        return;
+      }
     }
   }
 
