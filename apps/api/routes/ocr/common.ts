@@ -87,8 +87,16 @@ export function parseBool(name: string, v: string | undefined): boolean {
  */
 export const OCR_JOB_ERRORS: JobErrorMapping = {
   statuses: OCR_ERROR_STATUS,
+  // A full or unreachable job queue, or a timeout, is temporary: the 503 says when to retry, like the other capabilities'.
   unavailable: (reason) =>
-    ocrError('ocr_service_unavailable', reason === 'timeout' ? 'The OCR back end did not answer in time; retry later.' : 'The OCR back end is unavailable; retry later.'),
+    new ApiError(
+      OCR_ERROR_STATUS.ocr_service_unavailable,
+      'ocr_service_unavailable',
+      reason === 'timeout' ? 'The OCR back end did not answer in time; retry later.' : 'The OCR back end is unavailable; retry later.',
+      undefined,
+      undefined,
+      { 'Retry-After': '2' },
+    ),
   failed: () => ocrError('ocr_service_unavailable', 'The OCR back end is unavailable; retry later.'),
 };
 
