@@ -19,7 +19,12 @@ export interface KafkaJobQueueOptions {
   maxQueue?: number;
   /** Partitions of `<prefix>.jobs` if this process is the first to create it. Default 12. */
   partitions?: number;
-  /** How long `run` waits for the broker (first connection, a send) before answering `queue_unavailable`, ms. Default 3000. */
+  /**
+   * How long a connection attempt and a send may take before `run` answers `queue_unavailable`, ms. Default
+   * 3000. (A refused connection fails at once; joining this process's reply group can take longer, up to
+   * the broker's `group.initial.rebalance.delay.ms`, 3 s by default: the first calls wait for it, within
+   * their deadline, at most {@link START_WAIT_MS}.)
+   */
   connectTimeoutMs?: number;
   log?: QueueLog;
 }
@@ -34,6 +39,8 @@ interface Pending {
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 const SWEEP_GRACE_MS = 60_000;
 const STALE_REPLY_TOPIC_MS = 10 * 60_000;
+/** Longest a call waits for this process's reply stream to be ready (topics created, group joined), ms. */
+const START_WAIT_MS = 15_000;
 
 /**
  * Producer side of the Kafka job queue (`JOB_QUEUE=kafka`): API processes write inference jobs to
@@ -53,8 +60,8 @@ const STALE_REPLY_TOPIC_MS = 10 * 60_000;
  *   their deadline has passed, and reply topics whose group has had no member for 10 minutes are deleted.
  * - Back-pressure: the backlog is the workers group's lag on `<prefix>.jobs` (jobs written and not yet
  *   committed by a worker, summed over partitions; read at most every 250 ms); past `maxQueue`, `run`
- *   rejects at once with `queue_full` (the routes answer 503 with `Retry-After`). A broker that cannot be
- *   reached within `connectTimeoutMs` is `queue_unavailable` (also 503).
+ *   rejects at once with `queue_full` (the routes answer 503 with `Retry-After`). A broker that refuses or
+ *   does not answer within `connectTimeoutMs` is `queue_unavailable` (also 503).
  * - Retries and the dead letter are the workers' (see {@link KafkaJobConsumer}); a coded domain error is
  *   an answer, never retried.
  */
@@ -73,6 +80,8 @@ export class KafkaJobQueue implements JobQueue {
   private replyConsumer: Consumer | null = null;
   private replyStream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | null = null;
   private starting: Promise<void> | null = null;
+  /** The reply topic exists (created by this process): close() deletes it. */
+  private opened = false;
   private closed = false;
   private readonly pending = new Map<string, Pending>();
   private inFlight = 0;
@@ -98,6 +107,9 @@ export class KafkaJobQueue implements JobQueue {
     this.producer = new Producer({ ...base, clientId: `sello-api-${instance}`, retries: 1, retryDelay: 250 });
     this.admin = new Admin({ ...base, clientId: `sello-api-admin-${instance}`, retries: 1, retryDelay: 250 });
     this.probe = new Consumer({ ...base, clientId: `sello-api-probe-${instance}`, groupId: this.names.workersGroup, retries: 0 });
+    // Connect now, as the first caller would otherwise wait for the topics and the reply group's join; a
+    // failure here is retried by that caller.
+    this.start().catch(() => undefined);
   }
 
   /**
@@ -148,6 +160,7 @@ export class KafkaJobQueue implements JobQueue {
       void this.closeReplies();
     });
     await positioned;
+    this.opened = true;
     this.sweeper ??= setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
     void this.sweep();
@@ -183,7 +196,8 @@ export class KafkaJobQueue implements JobQueue {
     this.inFlight++;
     try {
       try {
-        await withTimeout(this.start(), this.connectTimeoutMs, `no Kafka broker answered within ${this.connectTimeoutMs} ms`);
+        const wait = Math.max(1, Math.min(START_WAIT_MS, deadline - Date.now()));
+        await withTimeout(this.start(), wait, `the reply stream was not ready within ${wait} ms`);
       } catch (error) {
         throw new JobFailedError(`job queue unavailable: ${describeError(error)}`, 'queue_unavailable');
       }
@@ -354,11 +368,10 @@ export class KafkaJobQueue implements JobQueue {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     this.failPending(new JobFailedError('job queue closed', 'queue_unavailable'));
-    const wasStarted = this.starting !== null;
-    await this.starting?.catch(() => undefined);
+    if (this.starting) await withTimeout(this.starting, 5000, 'start did not settle').catch(() => undefined);
     await this.closeReplies();
     await this.settled();
-    if (wasStarted) {
+    if (this.opened) {
       await withTimeout(this.admin.deleteTopics({ topics: [this.replyTopic] }), 5000, 'reply topic deletion timed out').catch((err: unknown) => {
         if (!isProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) this.log.warn({ err: describeError(err) }, 'kafka job queue: reply topic not deleted (a later sweep will)');
       });
