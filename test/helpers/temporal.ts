@@ -91,3 +91,24 @@ export async function startTemporalDevServer(cli: string, options: { dbFile?: st
     },
   };
 }
+
+/**
+ * Terminates the workflows still running on `taskQueue` (a test's own queue on the shared server, once its
+ * workers are gone: what it left open, e.g. documents never finalized, would otherwise stay listed as
+ * running in the UI). Returns how many.
+ */
+export async function terminateTaskQueue(address: string, taskQueue: string): Promise<number> {
+  const { Client, Connection } = await import('@temporalio/client');
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    let n = 0;
+    for await (const w of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
+      await client.workflow.getHandle(w.workflowId, w.runId).terminate('test finished').catch(() => undefined);
+      n++;
+    }
+    return n;
+  } finally {
+    await connection.close();
+  }
+}

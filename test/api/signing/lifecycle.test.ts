@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { haveValidators, linkOf, makePdf, pdfsig, qpdfCheck, readOutbox, waitFor } from '../../helpers/signing.ts';
 import { minioReachable, objectNames, s3BlobConfig, TestBuckets } from '../../helpers/minio.ts';
+import { temporalAddress, terminateTaskQueue } from '../../helpers/temporal.ts';
 import { verifyChain } from '../../../domain/signing/audit.ts';
 import { documentStream } from '../../../domain/signing/document.ts';
 import { signingCapability } from '../../../apps/capabilities/signing.ts';
@@ -27,9 +28,14 @@ const tmp = mkdtempSync(join(tmpdir(), 'sello-sign-'));
 const minioOk = await minioReachable('signing lifecycle on MinIO blobs');
 const buckets = new TestBuckets('sello-signing');
 const S3_PREFIX = '/sello-api/';
-const STORES: Array<{ name: string; bucket: string | null }> = [
+// And once with the workflows on Temporal (WORKFLOWS=temporal, the shared development server, a task queue
+// of this run's own, the engine's production settings): the invitations, the next order's invitation and
+// the webhook events come from the signing-lifecycle workflow run by this process's Temporal worker.
+const temporal = await temporalAddress('signing lifecycle on Temporal workflows');
+const STORES: Array<{ name: string; bucket: string | null; temporal?: string | null }> = [
   { name: 'local directory', bucket: null },
   { name: 'MinIO', bucket: minioOk ? buckets.name() : null },
+  { name: 'local directory', bucket: null, temporal },
 ];
 afterAll(async () => {
   if (minioOk) await buckets.removeAll();
@@ -66,13 +72,16 @@ function tamper(pdf: Buffer): void {
   pdf[at] = pdf[at]! ^ 0x01;
 }
 
-for (const store of STORES) describe.skipIf(store.name === 'MinIO' && !minioOk)(`signing lifecycle (${store.name} blobs)`, () => {
+for (const store of STORES) describe.skipIf((store.name === 'MinIO' && !minioOk) || store.temporal === null)(`signing lifecycle (${store.name} blobs${store.temporal ? ', workflows on Temporal' : ''})`, () => {
+  const taskQueue = `signing-lifecycle-test-${process.pid}-${Date.now()}`;
   beforeAll(async () => {
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...(store.bucket ? s3BlobConfig(store.bucket, S3_PREFIX) : {}) } });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...(store.bucket ? s3BlobConfig(store.bucket, S3_PREFIX) : {}), ...(store.temporal ? { WORKFLOWS: 'temporal', TEMPORAL_ADDRESS: store.temporal, TEMPORAL_TASK_QUEUE: taskQueue } : {}) } });
     ({ key, tenantId } = await s.tenantWithKey('pro'));
+    expect(s.ctx.adapters.workflows).toBe(store.temporal ? 'temporal' : 'sqlite');
   });
   afterAll(async () => {
     await s?.close();
+    if (store.temporal) await terminateTaskQueue(store.temporal, taskQueue); // e.g. the race document's workflow: the server closed before its last signals
   });
   let docId = '';
 
@@ -153,6 +162,9 @@ for (const store of STORES) describe.skipIf(store.name === 'MinIO' && !minioOk)(
     expect(fin.status).toBe(200);
     const fb = (await fin.json()) as any;
     expect(fb.data).toMatchObject({ document_id: docId, status: 'completed', download_url: `${s.url}/v1/signing/documents/${docId}/download`, certificate_url: `${s.url}/v1/signing/documents/${docId}/certificate` });
+
+    // The document's lifecycle workflow ends with its finalization.
+    await waitFor(async () => (await s.ctx.workflows.get(docId))?.status === 'completed', 15_000, 'signing workflow completed');
 
     // Locked afterwards.
     const again2 = await s.fetch(`/v1/signing/documents/${docId}/finalize`, { method: 'POST', key });
