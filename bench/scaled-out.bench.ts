@@ -1,13 +1,14 @@
 /**
  * Scaled-out figures (issue 17), each pair measured in the same run on this machine:
- * - face detection throughput (POST /v1/face/detect, billed, through BullMQ) with one worker process vs
- *   two (each with WORKER_THREADS threads);
+ * - face detection throughput (POST /v1/face/detect, billed, through Kafka, or BullMQ with
+ *   `--queue bullmq`) with one worker process vs two (each with WORKER_THREADS threads);
  * - edge requests per second (GET /v1/credits/balance, authenticated, limited, billed headers) with
  *   one API process vs two (autocannon against each, in child processes).
- * Processes are started here on loopback against PostgreSQL and Redis (DATABASE_URL, REDIS_URL). The
+ * Processes are started here on loopback against the servers of `npm run engines -- up` (PostgreSQL,
+ * Redis, Kafka, MinIO, Temporal; DATABASE_URL, REDIS_URL, KAFKA_BROKERS, S3_*, TEMPORAL_ADDRESS). The
  * machine may be shared: the load average is printed, and only the ratios of one run compare.
  *
- *   npm run bench:scaled-out [-- --jobs 60 --seconds 5 --threads 1]
+ *   npm run bench:scaled-out [-- --jobs 60 --seconds 5 --threads 1 --queue kafka|bullmq]
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,15 +20,31 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { faceCrop } from '../test/api/face/fixtures.ts';
 import { cli, freePort, scaledOutEnv, startProcess, waitFor, type Proc } from '../test/helpers/processes.ts';
+import { testDatabaseUrl } from '../test/helpers/postgres.ts';
+import { testRedisUrl } from '../test/helpers/redis.ts';
+import { s3BlobConfig, TestBuckets } from '../test/helpers/minio.ts';
+import { testKafkaBrokers } from '../test/helpers/kafka.ts';
 
-const { values } = parseArgs({ options: { jobs: { type: 'string', default: '60' }, seconds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { jobs: { type: 'string', default: '60' }, seconds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, queue: { type: 'string', default: 'kafka' } } });
 const jobs = Number(values.jobs);
 const seconds = Number(values.seconds);
-const databaseUrl = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const databaseUrl = testDatabaseUrl();
 const schema = `sello_bench_${process.pid}`;
 const tag = `bench-${process.pid}`;
+const buckets = new TestBuckets('sello-bench');
+// The design card's profile (docs/operations.md): jobs on Kafka (`--queue bullmq` for the Redis stand-in),
+// workflows on the Temporal of `npm run engines`, blobs and claim checks on its MinIO.
 const env: Record<string, string> = {
-  ...scaledOutEnv({ databaseUrl, schema, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `sello-${tag}` }),
+  ...scaledOutEnv({
+    databaseUrl,
+    schema,
+    redisUrl: testRedisUrl(),
+    prefix: `sello-${tag}`,
+    temporalAddress: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    blobs: s3BlobConfig(buckets.name()),
+    jobQueue: values.queue === 'bullmq' ? 'bullmq' : 'kafka',
+    kafkaBrokers: testKafkaBrokers(),
+  }),
   WORKER_THREADS: values.threads!,
   FACE_DETECTOR: 'tiny',
   JOB_TIMEOUT_MS: '600000',
@@ -95,7 +112,7 @@ try {
   const oneWorker = await detectThroughput(a, key);
   await worker();
   const twoWorkers = await detectThroughput(a, key);
-  console.log(`face detect through BullMQ: 1 worker process ${oneWorker.toFixed(2)}/s, 2 worker processes ${twoWorkers.toFixed(2)}/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`);
+  console.log(`face detect through ${env.JOB_QUEUE}: 1 worker process ${oneWorker.toFixed(2)}/s, 2 worker processes ${twoWorkers.toFixed(2)}/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`);
   const oneApi = await edgeRps([a], key);
   const b = await api();
   await waitFor(async () => (await fetch(`${b}/v1/credits/balance`, { headers: { authorization: `Bearer ${key}` } })).ok, 30_000, 'key');
@@ -111,5 +128,6 @@ try {
   await c.connect();
   await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await c.end();
+  await buckets.removeAll();
 }
 process.exit(0);

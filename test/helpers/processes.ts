@@ -76,26 +76,47 @@ export function cli(args: string[], env: Record<string, string>): Promise<Record
   });
 }
 
+/** Where the servers of a scaled-out deployment are, for {@link scaledOutEnv}. */
+export interface ScaledOutServers {
+  databaseUrl: string;
+  /** PostgreSQL schema of the event store. */
+  schema: string;
+  redisUrl: string;
+  /** Prefix of Redis keys and queue names, so several tests share the servers. */
+  prefix: string;
+  /** Temporal frontend `host:port` (workflows on Temporal, on task queue `prefix`). */
+  temporalAddress: string;
+  /** MinIO / S3 blob settings (`s3BlobConfig` of test/helpers/minio.ts). */
+  blobs: Record<string, string>;
+  /** `kafka` (the card's, with `kafkaBrokers`) or `bullmq` (Redis). */
+  jobQueue: 'kafka' | 'bullmq';
+  kafkaBrokers?: string;
+}
+
 /**
- * The environment of a scaled-out deployment's processes (docs/operations.md): PostgreSQL event store
- * and workflows in `schema` of `databaseUrl`, per-process SQLite read models, Redis rate limiter and
- * BullMQ job queue under keys prefixed by `prefix`. Callers add their own timeouts, worker threads and
- * webhook settings.
+ * The environment of a scaled-out deployment's processes on the design card's profile
+ * (docs/operations.md): PostgreSQL event store in `schema`, workflows on Temporal, inference jobs on
+ * Kafka (or BullMQ), blobs on MinIO, Redis rate limiter, per-process SQLite read models. Callers add
+ * their own timeouts, worker threads and webhook settings.
  */
-export function scaledOutEnv(o: { databaseUrl: string; schema: string; redisUrl: string; prefix: string }): Record<string, string> {
+export function scaledOutEnv(o: ScaledOutServers): Record<string, string> {
   return {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     BOOTSTRAP: 'false',
     EVENT_STORE: 'postgres',
-    WORKFLOWS: 'postgres',
     READ_MODELS: 'sqlite',
     DATABASE_URL: o.databaseUrl,
     DATABASE_SCHEMA: o.schema,
+    WORKFLOWS: 'temporal',
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_TASK_QUEUE: o.prefix,
     RATE_LIMITER: 'redis',
-    JOB_QUEUE: 'bullmq',
     REDIS_URL: o.redisUrl,
     REDIS_PREFIX: `${o.prefix}:`,
+    JOB_QUEUE: o.jobQueue,
     JOB_QUEUE_PREFIX: o.prefix,
+    ...(o.kafkaBrokers ? { KAFKA_BROKERS: o.kafkaBrokers } : {}),
+    ...o.blobs,
   };
 }

@@ -1,9 +1,12 @@
 /**
- * The scaled-out deployment, for real: two API processes and two inference worker processes (started
- * here, on loopback) sharing one PostgreSQL (event store, workflows) and one Redis (rate limits, BullMQ
- * job queue). Checks the issue's figures: exact credits under 200 concurrent billed calls, an exact
- * per-minute limit across instances, one webhook delivery per event, and no acknowledged work lost when
- * a worker or an API process is killed mid-flight.
+ * The scaled-out deployment on the design card's profile, for real: two API processes and two inference
+ * worker processes (started here, on loopback) sharing one PostgreSQL (event store), one Temporal server
+ * (workflows; a dev server of this test's own, on a database file, so the test can restart it), Kafka
+ * (inference jobs), MinIO (blobs, claim checks) and Redis (rate limits). Checks the issue's figures:
+ * exact credits under 200 concurrent billed calls, an exact per-minute limit across instances, one
+ * webhook delivery per event, a two-signer signing lifecycle with its invitation e-mails, no acknowledged
+ * work lost when a worker or an API process is killed mid-flight, and no timer lost when the Temporal
+ * server restarts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -16,12 +19,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faceCrop } from '../api/face/fixtures.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
 import { redisReachable, testRedisUrl } from '../helpers/redis.ts';
+import { minioReachable, s3BlobConfig, TestBuckets } from '../helpers/minio.ts';
+import { startTemporalDevServer, temporalCliPath, type TestTemporalServer } from '../helpers/temporal.ts';
+import { kafkaReachable, testKafkaBrokers } from '../helpers/kafka.ts';
 import { cli, freePort, scaledOutEnv, startProcess, waitFor, type Proc } from '../helpers/processes.ts';
 import { makeCertificate, startReceiver, type TestCertificate, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { linkOf, makePdf, readOutbox, type OutboxMail } from '../helpers/signing.ts';
 
-const ready = (await postgresReachable('scaled-out multi-process test')) && (await redisReachable('scaled-out multi-process test'));
+const what = 'scaled-out multi-process test';
+const temporalCli = temporalCliPath(what);
+const ready =
+  (await postgresReachable(what)) && (await redisReachable(what)) && (await minioReachable(what)) && (await kafkaReachable(what)) && temporalCli !== null;
 
-describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on PostgreSQL and Redis', () => {
+describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on PostgreSQL, Temporal, Kafka, MinIO and Redis', () => {
   const schema = uniqueSchema('sello_scale');
   const tag = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const dirs: string[] = [];
@@ -32,12 +42,15 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
   let cert: TestCertificate;
   let rx: WebhookReceiver;
   let image: Buffer;
+  let temporal: TestTemporalServer;
+  const buckets = new TestBuckets('sello-scale');
 
   const apiEnv = (): Record<string, string> => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sello-scale-'));
     dirs.push(dir);
     return { ...env, DATA_DIR: dir };
   };
+  const outboxes = (): OutboxMail[] => dirs.flatMap((d) => readOutbox(d));
   const startApi = async (): Promise<{ url: string; proc: Proc }> => {
     const port = await freePort();
     const proc = startProcess('apps/api/server.ts', { ...apiEnv(), PORT: String(port) });
@@ -102,8 +115,20 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
     image = await sharp(await faceCrop('a')).resize(320, 240).jpeg().toBuffer();
     cert = await makeCertificate();
     rx = await startReceiver(cert);
+    const temporalDir = mkdtempSync(path.join(tmpdir(), 'sello-scale-temporal-'));
+    dirs.push(temporalDir);
+    temporal = await startTemporalDevServer(temporalCli!, { dbFile: path.join(temporalDir, 'temporal.db') });
     env = {
-      ...scaledOutEnv({ databaseUrl: testDatabaseUrl(), schema, redisUrl: testRedisUrl(), prefix: `sello-scale-${tag}` }),
+      ...scaledOutEnv({
+        databaseUrl: testDatabaseUrl(),
+        schema,
+        redisUrl: testRedisUrl(),
+        prefix: `sello-scale-${tag}`,
+        temporalAddress: temporal.address,
+        blobs: s3BlobConfig(buckets.name()),
+        jobQueue: 'kafka',
+        kafkaBrokers: testKafkaBrokers(),
+      }),
       JOB_LOCK_MS: '3000',
       // This machine is shared and slow under load: 150 detections on two one-thread workers may take minutes.
       JOB_TIMEOUT_MS: '1400000',
@@ -119,7 +144,7 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
       WEBHOOK_CA_CERTS: cert.certFile,
     };
     const migrated = await cli(['migrate'], env);
-    expect(migrated).toMatchObject({ event_store: 'migrated', workflows: 'migrated', schema });
+    expect(migrated).toMatchObject({ event_store: 'migrated', schema });
     workers = await Promise.all([startWorker(), startWorker()]);
     apis = [await startApi(), await startApi()];
   }, 300_000);
@@ -130,8 +155,10 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
     for (const p of procs) p.kill('SIGKILL');
     await rx?.close();
     cert?.dispose();
+    await temporal?.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     await dropSchemas([schema]);
+    await buckets.removeAll();
   }, 60_000);
 
   it('200 concurrent billed calls across both APIs against a balance of 150: exactly 150 charged, 50 refused, balance 0', async () => {
@@ -176,6 +203,71 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
     expect(got).toHaveLength(1);
     expect(JSON.parse(got[0]!.body.toString()).type).toBe('api.rate.limited');
   }, 120_000);
+
+  it('a two-signer signing lifecycle completes across both APIs, with its invitation e-mails', async () => {
+    const { key } = await tenant(0);
+    const signers = [
+      { email: 'ana.scale@example.com', name: 'Ana', order: 1 },
+      { email: 'beto.scale@example.com', name: 'Beto', order: 2 },
+    ];
+    const form = new FormData();
+    form.append('document', new Blob([new Uint8Array(await makePdf(2))], { type: 'application/pdf' }), 'contrato.pdf');
+    form.append('title', 'Contrato');
+    form.append('signers', JSON.stringify(signers));
+    const created = await undiciFetch(`${apis[0]!.url}/v1/signing/documents`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
+    expect(created.status).toBe(201);
+    const docId = ((await created.json()) as { data: { document_id: string } }).data.document_id;
+    const sent = await fetch(`${apis[1]!.url}/v1/signing/documents/${docId}/send-invitations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reminder_days: 1 }),
+    });
+    expect(sent.status).toBe(200);
+    // The invitation activity runs on whichever API process's Temporal worker takes it: read every outbox.
+    const mailTo = (email: string) => waitFor(() => !!outboxes().find((m) => m.to.includes(email)), 60_000, `invitation of ${email}`).then(() => outboxes().find((m) => m.to.includes(email))!);
+    for (const [i, signer] of signers.entries()) {
+      const link = linkOf(await mailTo(signer.email));
+      const api = apis[i % 2]!;
+      const t = new URL(api.url + link).searchParams.get('t')!;
+      const signed = await fetch(`${api.url}/sign/${docId}/sign`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: signer.name }).toString(),
+      });
+      expect(signed.status).toBe(200);
+    }
+    await waitFor(async () => {
+      const r = await fetch(`${apis[0]!.url}/v1/signing/documents/${docId}`, { headers: { authorization: `Bearer ${key}` } });
+      return ((await r.json()) as { data: { status: string } }).data.status === 'signed';
+    }, 60_000, 'document signed by both');
+    const finalized = await fetch(`${apis[1]!.url}/v1/signing/documents/${docId}/finalize`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(finalized.status).toBe(200);
+    expect(((await finalized.json()) as { data: { status: string } }).data.status).toBe('completed');
+    expect(outboxes().filter((m) => m.to.includes('.scale@example.com') && m.subject !== '').length).toBeGreaterThanOrEqual(2);
+  }, 300_000);
+
+  it('the Temporal server restarted while a webhook retry timer waits: the timer fires and the delivery succeeds', async () => {
+    const { tenantId, key } = await tenant(0);
+    rx.on('/retry', (n) => (n === 1 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' }));
+    const created = await fetch(`${apis[0]!.url}/v1/webhooks/endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${rx.origin}/retry`, events: ['api.rate.limited'] }),
+    });
+    expect(created.status).toBe(201);
+    await cli(['tenant', 'limits', '--tenant', tenantId, '--rpm', '1', '--concurrency', 'unlimited'], env);
+    await new Promise((r) => setTimeout(r, 2000));
+    for (let i = 0; i < 4; i++) await fetch(`${apis[0]!.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${key}` } });
+    await waitFor(() => rx.requests.some((r) => r.path === '/retry'), 60_000, 'the first attempt');
+    // Attempt 1 got 503: the delivery workflow now waits on its 1-minute retry timer, held by Temporal.
+    await temporal.stop();
+    await new Promise((r) => setTimeout(r, 3000));
+    await temporal.start();
+    await waitFor(() => rx.requests.filter((r) => r.path === '/retry').length >= 2, 150_000, 'the retry after the restart');
+    const got = rx.requests.filter((r) => r.path === '/retry');
+    expect(got).toHaveLength(2);
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(55_000);
+  }, 300_000);
 
   it('a worker killed (SIGKILL) mid-job loses no job and no credit is charged twice', async () => {
     const { tenantId, key } = await tenant(0); // 20 monthly credits
