@@ -29,11 +29,10 @@ export const ConfigSchema = z.object({
    */
   JOB_QUEUE: z.enum(['worker-threads', 'bullmq', 'kafka']).default('worker-threads'),
   /**
-   * Workflow engine: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler), `temporal` (a Temporal
-   * server at `TEMPORAL_ADDRESS`; every API process runs a worker) or `postgres` (`DATABASE_URL`, shared by
-   * several processes).
+   * Workflow engine: `sqlite` (`DATA_DIR/workflows.sqlite`, in-process scheduler) or `temporal` (a Temporal
+   * server at `TEMPORAL_ADDRESS`, shared by several processes; every API process runs a worker).
    */
-  WORKFLOWS: z.enum(['sqlite', 'temporal', 'postgres']).default('sqlite'),
+  WORKFLOWS: z.enum(['sqlite', 'temporal']).default('sqlite'),
   /** Vector index of the biometric templates: `embedded` (usearch HNSW + SQLite under `DATA_DIR/vectors`). */
   VECTOR_INDEX: z.enum(['embedded']).default('embedded'),
   /** Blob store: `local` (`DATA_DIR/blobs`) or `s3` (any S3-compatible server: `S3_ENDPOINT`, `S3_BUCKET`, keys). */

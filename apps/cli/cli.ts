@@ -12,7 +12,7 @@
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
  *   replay                                                            -> {"events", "projections": {...}}
- *   migrate                                                           -> {"event_store","workflows"} (PostgreSQL schemas)
+ *   migrate                                                           -> {"event_store"} (PostgreSQL schema)
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
  *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
  *                                                                        (exit 2 when the hash chain does not verify)
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
   if (positionals[0] === 'migrate') {
     const r = await migratePostgres(loadConfig());
-    return out({ database: r.database, schema: r.schema, event_store: r.eventStore, workflows: r.workflows });
+    return out({ database: r.database, schema: r.schema, event_store: r.eventStore });
   }
   const platform = await createPlatform(loadConfig(), { kind: 'cli' });
   const store = platform.events;

@@ -5,7 +5,6 @@
 import { join, resolve } from 'node:path';
 import type { Clock, WorkflowEngine } from '../ports/workflows.ts';
 import { createEmbeddedWorkflowEngine, type EngineLogger } from './embedded/index.ts';
-import { createPostgresWorkflowEngine } from './postgres/index.ts';
 import { createTemporalWorkflowEngine } from './temporal/engine.ts';
 import { unknownAdapter, type Config } from '../shared/adapter.ts';
 
@@ -18,9 +17,8 @@ export function selectWorkflows(config: Config): WorkflowsAdapter {
 /**
  * Creates the configured engine (not running: the process that runs workflows calls `run()`).
  * `temporal`: the Temporal server at `TEMPORAL_ADDRESS` (namespace `TEMPORAL_NAMESPACE`, task queue
- * `TEMPORAL_TASK_QUEUE`); every API process runs a worker. `postgres`: `wf_*` tables in `DATABASE_SCHEMA`
- * of `DATABASE_URL`; every API process runs a scheduler.
- * @throws Error when `temporal` is selected without `TEMPORAL_ADDRESS`, or `postgres` without `DATABASE_URL`.
+ * `TEMPORAL_TASK_QUEUE`); every API process runs a worker.
+ * @throws Error when `temporal` is selected without `TEMPORAL_ADDRESS`.
  */
 export function createWorkflowEngine(config: Config, deps: { clock: Clock; logger?: EngineLogger }): WorkflowEngine {
   const adapter = selectWorkflows(config);
@@ -40,15 +38,6 @@ export function createWorkflowEngine(config: Config, deps: { clock: Clock; logge
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         clock: deps.clock,
         logger: deps.logger,
-      });
-    case 'postgres':
-      if (!config.DATABASE_URL) throw new Error('WORKFLOWS=postgres needs DATABASE_URL');
-      return createPostgresWorkflowEngine({
-        connectionString: config.DATABASE_URL,
-        schema: config.DATABASE_SCHEMA,
-        clock: deps.clock,
-        logger: deps.logger,
-        pollIntervalMs: config.WORKFLOW_POLL_MS,
       });
     default:
       return unknownAdapter('workflows', adapter);

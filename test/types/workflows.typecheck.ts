@@ -1,9 +1,9 @@
 import type { WorkflowEngine } from '../../infra/ports/workflows.ts';
 import type { EmbeddedWorkflowEngine } from '../../infra/workflows/embedded/index.ts';
-import type { createPostgresWorkflowEngine } from '../../infra/workflows/postgres/index.ts';
+import type { createTemporalWorkflowEngine } from '../../infra/workflows/temporal/engine.ts';
 import type { Satisfies } from './satisfies.ts';
 
 export type WorkflowEngines = [
   Satisfies<WorkflowEngine, EmbeddedWorkflowEngine>,
-  Satisfies<WorkflowEngine, ReturnType<typeof createPostgresWorkflowEngine>>,
+  Satisfies<WorkflowEngine, ReturnType<typeof createTemporalWorkflowEngine>>,
 ];
