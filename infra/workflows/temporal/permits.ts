@@ -8,11 +8,12 @@
  * same key, without a round trip to the server (the semaphore sees the same holder keep it). A request
  * asks for as many permits as the bound allows (activities of a key arrive together); a permit no
  * activity here needs goes back after {@link LINGER_MS}. Held permits are renewed every `leaseMs / 3`; a
- * worker that dies stops renewing and the semaphore reclaims its permits after `leaseMs`.
+ * worker that dies stops renewing and the semaphore reclaims its permits after `leaseMs`; one that stops
+ * withdraws its requests still waiting (a permit granted to them after it stopped would go unused until then).
  */
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { ACQUIRE_UPDATE, RELEASE_SIGNAL, RENEW_SIGNAL, SEMAPHORE_ID_PREFIX, SEMAPHORE_WORKFLOW, type PermitRequest, type SemaphoreArgs } from './protocol.ts';
+import { ACQUIRE_UPDATE, RELEASE_SIGNAL, RENEW_SIGNAL, SEMAPHORE_ID_PREFIX, SEMAPHORE_WORKFLOW, WITHDRAW_SIGNAL, type PermitRequest, type SemaphoreArgs } from './protocol.ts';
 
 /** How long a permit no activity here needs is kept for one that may arrive next (ms), before it goes back. */
 const LINGER_MS = 50;
@@ -27,6 +28,8 @@ interface KeyState {
   waiters: { resolve: (permitId: string) => void; reject: (error: Error) => void }[];
   /** 1 while an `acquire` update is in flight for this key (one at a time, for every waiter). */
   requested: number;
+  /** The request id of that update (withdrawn by {@link PermitClient.close}). */
+  requestId?: string;
 }
 
 export interface PermitClientOptions {
@@ -80,11 +83,14 @@ export class PermitClient {
     this.hand(key, k, permitId);
   }
 
-  /** Rejects every waiter with `reason` and gives every held permit back. */
+  /** Rejects every waiter with `reason`, withdraws the requests still waiting at the semaphore and gives every held permit back. */
   async close(reason: Error): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.renewer);
+    // Withdrawn first: a permit given back below must not be granted to a request of this closed client.
+    const waitingIds = [...this.keys.values()].flatMap((k) => (k.requested > 0 && k.requestId ? [k.requestId] : []));
+    if (waitingIds.length > 0) await this.withdraw(waitingIds);
     const returns: Promise<void>[] = [];
     for (const [key, k] of this.keys) {
       for (const w of k.waiters.splice(0)) w.reject(reason);
@@ -116,8 +122,9 @@ export class PermitClient {
   private requestMore(key: string, k: KeyState): void {
     if (k.requested > 0 || k.waiters.length === 0 || this.closed) return;
     k.requested = 1;
+    const requestId = (k.requestId = randomUUID());
     // As many as the bound allows: activities of this key tend to arrive together, a few ms apart.
-    void this.askSemaphore(key, k.limit, Math.max(1, k.limit - k.busy.size - k.idle.size)).then(
+    void this.askSemaphore(key, k.limit, Math.max(1, k.limit - k.busy.size - k.idle.size), requestId).then(
       (permitIds) => {
         k.requested = 0;
         for (const id of permitIds) this.hand(key, k, id);
@@ -141,9 +148,9 @@ export class PermitClient {
    * (update-with-start), retried with the same permit id until granted or closed (the semaphore grants an
    * id once, so a lost answer costs nothing).
    */
-  private async askSemaphore(key: string, limit: number, count: number): Promise<string[]> {
+  private async askSemaphore(key: string, limit: number, count: number, requestId: string): Promise<string[]> {
     const client = await this.options.client();
-    const request: PermitRequest = { key, requestId: randomUUID(), count, holder: this.options.identity, limit, leaseMs: this.leaseMs };
+    const request: PermitRequest = { key, requestId, count, holder: this.options.identity, limit, leaseMs: this.leaseMs };
     const args: SemaphoreArgs = {};
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw new Error('permit client closed');
@@ -161,6 +168,15 @@ export class PermitClient {
         if (attempt >= 50) throw error;
         await new Promise((r) => setTimeout(r, Math.min(2000, 20 * 2 ** attempt)));
       }
+    }
+  }
+
+  private async withdraw(requestIds: string[]): Promise<void> {
+    try {
+      const client = await this.options.client();
+      await client.workflow.getHandle(this.semaphoreId()).signal(WITHDRAW_SIGNAL, requestIds);
+    } catch (error) {
+      this.options.onError?.(error, 'withdrawal of permit requests'); // a grant to them is reclaimed by its lease
     }
   }
 

@@ -16,6 +16,11 @@ export const ACQUIRE_UPDATE = 'acquire';
 export const RELEASE_SIGNAL = 'release';
 /** Signal to a semaphore: these permits (ids) are still held; their leases run `leaseMs` more. */
 export const RENEW_SIGNAL = 'renew';
+/**
+ * Signal to a semaphore: these `acquire` requests (request ids) are withdrawn, their worker stopped: one
+ * still waiting is answered with no permit, permits already granted to it are given back.
+ */
+export const WITHDRAW_SIGNAL = 'withdraw';
 /** Failure type of an acquire refused because the semaphore is continuing as new: ask again. */
 export const SEMAPHORE_MOVING = 'SelloSemaphoreMoving';
 /** Query answering `{ status, state }` of a process-manager workflow (for operators: `temporal workflow query --type state`). */

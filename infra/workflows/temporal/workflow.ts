@@ -56,6 +56,7 @@ import {
   RENEW_SIGNAL,
   SEMAPHORE_MOVING,
   STATE_QUERY,
+  WITHDRAW_SIGNAL,
   type ActivityOptionsArg,
   type DecideRequest,
   type DecideResult,
@@ -78,6 +79,7 @@ const userActivities = proxyActivities<Record<string, (input: unknown, options: 
 const acquireUpdate = defineUpdate<string[], [PermitRequest]>(ACQUIRE_UPDATE);
 const releaseSignal = defineSignal<[string[]]>(RELEASE_SIGNAL);
 const renewSignal = defineSignal<[{ permitIds: string[]; leaseMs: number }]>(RENEW_SIGNAL);
+const withdrawSignal = defineSignal<[string[]]>(WITHDRAW_SIGNAL);
 const stateQuery = defineQuery<{ status: 'running' | 'completed'; state: unknown }>(STATE_QUERY);
 
 interface InboxItem {
@@ -201,6 +203,8 @@ export default async function processManagerWorkflow(args: ProcessWorkflowArgs):
  *   request's limit), with as many of the `count` permits asked for as are free;
  * - `release` gives permits back; `renew` extends their leases: a permit not renewed within its lease
  *   (its worker died) is reclaimed, so a dead worker cannot shrink a bound for good;
+ * - `withdraw` (a worker that stops) ends its requests: a waiting one is answered with no permit, what was
+ *   granted to one goes back (else a grant made after the worker stopped would be held until its lease ran out);
  * - idle (nothing out, nobody waiting) it completes at once; the next request starts it again;
  * - before continuing as new it refuses the waiting requests with {@link SEMAPHORE_MOVING} (the
  *   clients ask again) and carries the permits out.
@@ -212,21 +216,25 @@ export async function selloSemaphore(args: SemaphoreArgs): Promise<void> {
   let waiting = 0;
   let moving = false;
   let changes = 0;
+  /** Requests whose worker stopped (this run's; a request is never asked again once withdrawn). */
+  const withdrawn = new Set<string>();
   setHandler(acquireUpdate, async (request) => {
     limits.set(request.key, request.limit);
     const mine = () => [...holders.keys()].filter((id) => id.startsWith(`${request.requestId}#`));
     if (mine().length > 0) return mine(); // asked again after a lost answer
+    if (withdrawn.has(request.requestId)) return [];
     waiting++;
     changes++;
     try {
       // Granted inside the predicate: several requests woken by one release must not all see the same free slots.
       await condition(() => {
-        if (moving) return true;
+        if (moving || withdrawn.has(request.requestId)) return true;
         const free = Math.min((limits.get(request.key) ?? request.limit) - out(request.key), request.count);
         if (free <= 0) return false;
         for (let i = 0; i < free; i++) holders.set(`${request.requestId}#${i}`, { key: request.key, holder: request.holder, expiresAt: Date.now() + request.leaseMs });
         return true;
       });
+      if (withdrawn.has(request.requestId)) return [];
       if (mine().length === 0) throw ApplicationFailure.retryable('the semaphore is continuing as new; ask again', SEMAPHORE_MOVING);
       return mine();
     } finally {
@@ -235,6 +243,13 @@ export async function selloSemaphore(args: SemaphoreArgs): Promise<void> {
   });
   setHandler(releaseSignal, (permitIds) => {
     for (const id of permitIds) holders.delete(id);
+    changes++;
+  });
+  setHandler(withdrawSignal, (requestIds) => {
+    for (const requestId of requestIds) {
+      withdrawn.add(requestId);
+      for (const id of holders.keys()) if (id.startsWith(`${requestId}#`)) holders.delete(id);
+    }
     changes++;
   });
   setHandler(renewSignal, ({ permitIds, leaseMs }) => {
