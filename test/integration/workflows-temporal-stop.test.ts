@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { createTemporalWorkflowEngine, installRuntime } from '../../infra/workflows/temporal/engine.ts';
 import type { Activity, ProcessManager, WorkflowEngine } from '../../infra/ports/workflows.ts';
-import { temporalAddress } from '../helpers/temporal.ts';
+import { temporalAddress, terminateTaskQueue } from '../helpers/temporal.ts';
 import { eventually } from '../contract/workflows.contract.ts';
 
 const address = await temporalAddress('Temporal engine stop');
@@ -53,9 +53,11 @@ describe.skipIf(!address)('Temporal engine: no activity starts once stop() began
     connection = await Connection.connect({ address: address! });
     temporal = new Client({ connection });
   });
+  const queues: string[] = [];
   afterAll(async () => {
     for (const e of engines) await e.stop(100);
     await connection?.close();
+    for (const q of queues) await terminateTaskQueue(address!, q); // what a failed case left running on the shared server
   });
 
   /** Side effects by process: `A:<workflow>:<activity>`. */
@@ -83,6 +85,7 @@ describe.skipIf(!address)('Temporal engine: no activity starts once stop() began
       installRuntime(undefined);
       const tag = bounded ? 'bounded' : 'free';
       const taskQueue = `${run}-${tag}`; // one per case: a failed case leaves no worker polling the next one's
+      queues.push(taskQueue);
       const a = open('A', taskQueue);
       const client = open('client', taskQueue); // never runs a worker: starts workflows as another API process would
       await a.run();
