@@ -404,9 +404,16 @@ if (!reachable) {
     }, 240_000);
 
     it('SIGTERM mid-job: the worker finishes and answers the running job, commits, leaves the group and exits 0', async () => {
-      const b = procs.find((p) => p.child.exitCode === null && p.child.signalCode === null)!;
-      const c = await startWorker();
-      await waitFor(() => stableWith(2), 30_000, 'workers B and C sharing the partitions');
+      // Two workers of their own with a 30 s session: on a loaded machine a 6 s session can expire while a
+      // starved worker shuts down, and the broker would then move its partition before its commit (a
+      // rebalance, not the graceful path this test is about).
+      for (const p of procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null)) {
+        p.kill('SIGTERM');
+        await p.exited;
+      }
+      const b = await startWorker({ KAFKA_SESSION_TIMEOUT_MS: '30000' });
+      const c = await startWorker({ KAFKA_SESSION_TIMEOUT_MS: '30000' });
+      await waitFor(() => stableWith(2), 60_000, 'workers B and C sharing the partitions');
       const duplicatesBefore = producer.duplicateReplies;
       const calls = Array.from({ length: 4 }, () => producer.run<{ ms: number }, { slept: number }>('system.sleep', { ms: 1500 }));
       await new Promise((r) => setTimeout(r, 700)); // both are mid-job
