@@ -76,6 +76,11 @@ describe('webhook deliveries end to end (embedded engine, SQLite, real HTTPS rec
     expect(Number.isInteger(body.created)).toBe(true);
     expect(byPath('/fan-a')[0]!.headers['x-sello-event']).toBe('face.verified');
     expect(byPath('/fan-a')[0]!.headers['content-type']).toBe('application/json');
+    // The delivery's workflow keeps no event data (personal data of a signed document, say): only where
+    // it is in the log. The body sent is rebuilt from the log on each attempt.
+    const wf = await stack.engine.get(byPath('/fan-a')[0]!.headers['x-sello-delivery'] as string);
+    expect(wf?.state).toMatchObject({ eventId: body.id, eventType: 'face.verified' });
+    expect(JSON.stringify(wf?.state)).not.toContain('confidence');
     // The same event to two endpoints: same event id, different delivery ids.
     const bFace = byPath('/fan-b').find((r) => r.headers['x-sello-event'] === 'face.verified')!;
     expect(JSON.parse(bFace.body.toString()).id).toBe(body.id);

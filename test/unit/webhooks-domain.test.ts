@@ -179,7 +179,7 @@ describe('delivery schedule (spec Limits: immediate, +1 min, +5 min, +30 min, +2
     const ctx = () => ({ now, workflowId: 'whd_1' });
     let t: Transition<DeliveryState> = webhookDeliveryProcess.handle(
       undefined,
-      { type: 'started', input: { deliveryId: 'whd_1', tenantId: 't', endpointId: 'whe_1', eventId: 'e', eventType: 'face.verified', body: '{}', createdAt: 'x', perEndpointConcurrency: 2 } },
+      { type: 'started', input: { deliveryId: 'whd_1', tenantId: 't', endpointId: 'whe_1', eventId: 'e', eventType: 'face.verified', eventRevision: 0, createdAt: 'x', perEndpointConcurrency: 2 } },
       ctx(),
     );
     expect(t.effects).toEqual([expect.objectContaining({ type: 'activity', id: 'attempt-1', name: 'webhook.attempt', concurrency: { key: 'webhook-endpoint:whe_1', limit: 2 } })]);
@@ -206,7 +206,7 @@ describe('delivery schedule (spec Limits: immediate, +1 min, +5 min, +30 min, +2
   });
 
   it('an interrupted last attempt records the failure before finishing', () => {
-    const s: DeliveryState = { deliveryId: 'd', tenantId: 't', endpointId: 'e', eventId: 'v', eventType: 'x', body: '{}', createdAt: 'c', perEndpointConcurrency: 1, attempts: 4, status: 'pending', lastOutcome: 'failed', nextAttemptAt: null };
+    const s: DeliveryState = { deliveryId: 'd', tenantId: 't', endpointId: 'e', eventId: 'v', eventType: 'x', eventRevision: 0, createdAt: 'c', perEndpointConcurrency: 1, attempts: 4, status: 'pending', lastOutcome: 'failed', nextAttemptAt: null };
     const t = webhookDeliveryProcess.handle(s, { type: 'activity.failed', id: 'attempt-5', error: 'interrupted', interrupted: true }, { now: 0, workflowId: 'd' });
     expect(t.done).not.toBe(true);
     expect(t.effects).toEqual([expect.objectContaining({ type: 'activity', id: 'record-failure', name: 'webhook.recordFailure' })]);
@@ -216,7 +216,7 @@ describe('delivery schedule (spec Limits: immediate, +1 min, +5 min, +30 min, +2
   });
 
   it('410 and success end the delivery at once', () => {
-    const s: DeliveryState = { deliveryId: 'd', tenantId: 't', endpointId: 'e', eventId: 'v', eventType: 'x', body: '{}', createdAt: 'c', perEndpointConcurrency: 1, attempts: 0, status: 'pending', lastOutcome: null, nextAttemptAt: null };
+    const s: DeliveryState = { deliveryId: 'd', tenantId: 't', endpointId: 'e', eventId: 'v', eventType: 'x', eventRevision: 0, createdAt: 'c', perEndpointConcurrency: 1, attempts: 0, status: 'pending', lastOutcome: null, nextAttemptAt: null };
     const gone = webhookDeliveryProcess.handle(s, { type: 'activity.completed', id: 'attempt-1', result: { outcome: 'gone', responseStatus: 410 } }, { now: 0, workflowId: 'd' });
     expect(gone).toMatchObject({ done: true, effects: [], state: { status: 'failed', attempts: 1 } });
     const ok = webhookDeliveryProcess.handle(s, { type: 'activity.completed', id: 'attempt-1', result: { outcome: 'success', responseStatus: 204 } }, { now: 0, workflowId: 'd' });

@@ -4,6 +4,7 @@ import {
   DELIVERY_ATTEMPTED,
   deliveryStream,
   nextAttemptAt,
+  serializeDeliveryBody,
   statusAfterAttempt,
   type AttemptOutcome,
   type DeliveryAttemptedData,
@@ -11,6 +12,7 @@ import {
 import { endpointStream, evolve, initialEndpointState, type WebhookEndpointEvent, type WebhookEndpointState } from '../../domain/webhooks/endpoint.ts';
 import type { SecretBox } from '../../domain/webhooks/secret-box.ts';
 import { deliveryHeaders } from '../../domain/webhooks/signature.ts';
+import { webhookEventsStream } from '../../domain/webhooks/catalog.ts';
 import type { WebhookSender } from './sender.ts';
 
 /** Input of the `webhook.attempt` activity. */
@@ -20,7 +22,10 @@ export interface AttemptInput {
   endpointId: string;
   eventId: string;
   eventType: string;
-  body: string;
+  /** Revision of the event in the tenant's webhook-events stream (the body is rebuilt from it). */
+  eventRevision: number;
+  /** The body itself: only in the input of a delivery started before bodies were rebuilt from the log. */
+  body?: string;
   createdAt: string;
   /** 1-based. */
   attempt: number;
@@ -32,7 +37,7 @@ export interface AttemptResult {
 }
 
 /** Input of the `webhook.recordFailure` activity (final failure of an attempt that left no record). */
-export type RecordFailureInput = Omit<AttemptInput, 'body'>;
+export type RecordFailureInput = Omit<AttemptInput, 'body' | 'eventRevision'>;
 
 export interface WebhookActivityDeps {
   eventStore: EventStore;
@@ -100,14 +105,19 @@ export function createWebhookActivities(deps: WebhookActivityDeps): Record<strin
       await record(input, 'failed', { status: null, timeMs: null, error: 'not sent: the endpoint secret cannot be decrypted with the configured key' }, startedAt);
       return { outcome: 'failed', responseStatus: null };
     }
+    const body = input.body ?? (await eventBody(eventStore, input));
+    if (body === null) {
+      await record(input, 'failed', { status: null, timeMs: null, error: 'not sent: the event is no longer in the log' }, startedAt);
+      return { outcome: 'failed', responseStatus: null };
+    }
     const headers = deliveryHeaders({
       secret,
-      body: input.body,
+      body,
       eventType: input.eventType,
       deliveryId: input.deliveryId,
       timestampSeconds: Math.floor(clock.now() / 1000),
     });
-    const res = await sender.send(ep.url, headers, input.body);
+    const res = await sender.send(ep.url, headers, body);
     if (res.outcome === 'gone') {
       const data = { endpoint_id: ep.id, tenant_id: ep.tenantId, reason: 'receiver answered 410 Gone', delivery_id: input.deliveryId, updated_at: iso(clock.now()) };
       await eventStore.append(endpointStream(ep.id), [{ type: 'webhook.endpoint.disabled', data, metadata: { tenant_id: ep.tenantId } }]);
@@ -123,4 +133,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps): Record<strin
   };
 
   return { 'webhook.attempt': attempt, 'webhook.recordFailure': recordFailure };
+}
+
+/**
+ * The exact body of a delivery, rebuilt from the logged event at `input.eventRevision` of the tenant's
+ * webhook-events stream: the same bytes on every attempt (`serializeDeliveryBody` of the event's id,
+ * type, recording second and data), as the fan-out would have built them.
+ * @returns null when no event with `input.eventId` is at that revision.
+ */
+async function eventBody(eventStore: EventStore, input: AttemptInput): Promise<string | null> {
+  const { events } = await eventStore.readStream(webhookEventsStream(input.tenantId), { fromRevision: input.eventRevision, maxCount: 1 });
+  const e = events[0];
+  if (!e || e.eventId !== input.eventId) return null;
+  return serializeDeliveryBody({ id: e.eventId, type: e.type, createdSeconds: Math.floor(Date.parse(e.recordedAt) / 1000), data: e.data });
 }

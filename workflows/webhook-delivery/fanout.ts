@@ -3,7 +3,6 @@ import type { EventStore, RecordedEvent, Subscription } from '../../infra/ports/
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import type { Clock, WorkflowEngine } from '../../infra/ports/workflows.ts';
 import { WEBHOOK_EVENT_TYPES, tenantOfWebhookEventsStream } from '../../domain/webhooks/catalog.ts';
-import { serializeDeliveryBody } from '../../domain/webhooks/delivery.ts';
 import { endpointsCollection, type WebhookEndpointDoc } from '../../projections/webhooks/index.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW, type DeliveryStart } from './process.ts';
 
@@ -60,12 +59,6 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
       // receives the tenant's history.
       const subscribed = eps.filter((ep) => ep.events.includes(e.type) && e.globalPosition > (ep.created_position ?? 0));
       if (subscribed.length === 0) continue;
-      const body = serializeDeliveryBody({
-        id: e.eventId,
-        type: e.type,
-        createdSeconds: Math.floor(Date.parse(e.recordedAt) / 1000),
-        data: e.data,
-      });
       const createdAt = new Date(clock.now()).toISOString();
       for (const ep of subscribed) {
         const start: DeliveryStart = {
@@ -74,7 +67,7 @@ export async function startWebhookFanout(deps: WebhookFanoutDeps): Promise<Webho
           endpointId: ep.id,
           eventId: e.eventId,
           eventType: e.type,
-          body,
+          eventRevision: e.streamRevision,
           createdAt,
           perEndpointConcurrency: deps.perEndpointConcurrency,
         };

@@ -20,8 +20,13 @@ export interface DeliveryStart {
   endpointId: string;
   eventId: string;
   eventType: string;
-  /** The exact body bytes (UTF-8 JSON) sent on every attempt. */
-  body: string;
+  /**
+   * Revision of the event in the tenant's webhook-events stream. Each attempt rebuilds the exact body
+   * bytes from the logged event (`serializeDeliveryBody`), so the event's data (a signer's name, e-mail
+   * and IP address...) is never part of the workflow's state, inputs or history (on Temporal: its memo
+   * and decision records, which operators read).
+   */
+  eventRevision: number;
   /** ISO 8601 of the delivery's creation. */
   createdAt: string;
   /** Attempts of one endpoint running at once (engine concurrency key = endpoint id). */
@@ -42,7 +47,7 @@ function attemptEffect(s: DeliveryState, attempt: number): WorkflowEffect {
     endpointId: s.endpointId,
     eventId: s.eventId,
     eventType: s.eventType,
-    body: s.body,
+    eventRevision: s.eventRevision,
     createdAt: s.createdAt,
     attempt,
   };
