@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { JobFailedError, JobTimeoutError, type JobEnvelope, type JobOptions, type JobConsumer, type JobQueue, type JobRunner } from '../../ports/job-queue.ts';
 
 /** What a job carries in Redis: the input in V8's structured-clone format (binary survives), and its deadline. */
@@ -96,7 +97,7 @@ export class BullMqJobQueue implements JobQueue {
     try {
       let job: Job;
       try {
-        await withTimeout(this.ready, 2000);
+        await withTimeout(this.ready, 2000, 'not connected within 2000 ms');
         // The waiting count is read at most every 250 ms (one round trip saved per job): back-pressure is a
         // bound on the backlog, not an exact count.
         if (Date.now() - this.waitingReadAt > 250) {
@@ -154,8 +155,8 @@ export class BullMqJobQueue implements JobQueue {
 
   async close(): Promise<void> {
     // A queue that never reached Redis would wait for it forever in close(): bounded.
-    await withTimeout(this.events.close(), 2000).catch(() => undefined);
-    await withTimeout(this.queue.close(), 2000).catch(() => undefined);
+    await withTimeout(this.events.close(), 2000, 'close timed out').catch(() => undefined);
+    await withTimeout(this.queue.close(), 2000, 'close timed out').catch(() => undefined);
     this.producerConnection.disconnect();
     this.eventsConnection.disconnect();
   }
@@ -228,21 +229,6 @@ export class BullMqConsumer implements JobConsumer {
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`not connected within ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
 
 function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return p;

@@ -66,21 +66,3 @@ export function describeError(error: unknown): string {
 export function closeConsumer(consumer: Consumer): Promise<void> {
   return new Promise<void>((resolve, reject) => consumer.close(true, (error) => (error ? reject(error) : resolve())));
 }
-
-/** Settles like `p`, or rejects with `new Error(message)` after `ms` (the work goes on; its outcome is ignored). */
-export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  p.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(message)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}

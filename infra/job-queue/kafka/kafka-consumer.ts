@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin, Consumer, Producer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type { JobConsumer, JobEnvelope, JobRunner } from '../../ports/job-queue.ts';
-import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, isProtocolError, silentLog, withTimeout, type QueueLog } from './clients.ts';
+import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, isProtocolError, silentLog, type QueueLog } from './clients.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { commitValue, PartitionProgress } from './offsets.ts';
 import { MalformedMessageError, decodeJob, encodeReply, kafkaNames, pack, replyClaimKey, unpack, type DeadLetter, type JobMessage, type KafkaNames } from './wire.ts';
 

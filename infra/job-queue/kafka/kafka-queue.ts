@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Admin, Consumer, Producer, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import { JobFailedError, JobTimeoutError, type JobEnvelope, type JobOptions, type JobQueue } from '../../ports/job-queue.ts';
-import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, isProtocolError, silentLog, withTimeout, type QueueLog } from './clients.ts';
+import { RETRY_FOREVER, closeConsumer, describeError, ensureTopics, isProtocolError, silentLog, type QueueLog } from './clients.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { resumeOffset } from './offsets.ts';
 import { asEnvelope, claimExpired, decodeReply, encodeJob, inputClaimKey, kafkaNames, pack, unpack, type KafkaNames, type ReplyMessage } from './wire.ts';
 
