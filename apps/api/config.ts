@@ -231,6 +231,12 @@ export const ConfigSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** Task queue of this deployment's workflows and activities (every process of one deployment uses the same). */
   TEMPORAL_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/).default('sello'),
+  /**
+   * Longest a Temporal timer sleeps before the engine's clock is read again (ms). Unset in production (the
+   * clock is the system's, as the server's: a timer sleeps until due); tests that move the platform's clock
+   * by hand set it, so timers follow that clock.
+   */
+  TEMPORAL_CLOCK_RECHECK_MS: z.coerce.number().int().min(10).max(3_600_000).optional(),
   // --- end scaled out -----------------------------------------------------------------------------------
   // --- Credit reservations (issue 18): who holds an open reservation, and until when.
   /**

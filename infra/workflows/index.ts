@@ -36,6 +36,7 @@ export function createWorkflowEngine(config: Config, deps: { clock: Clock; logge
         address: config.TEMPORAL_ADDRESS,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
+        clockRecheckMs: config.TEMPORAL_CLOCK_RECHECK_MS,
         clock: deps.clock,
         logger: deps.logger,
       });

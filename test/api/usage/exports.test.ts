@@ -4,6 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { temporalAddress } from '../../helpers/temporal.ts';
 import { usageStream, type ApiCallRecorded } from '../../../domain/usage/usage.ts';
 import { readModelVariants, postgresReachable } from './harness.ts';
 import { minioReachable, objectNames, s3BlobConfig, TestBuckets } from '../../helpers/minio.ts';
@@ -17,9 +18,11 @@ afterAll(async () => {
   if (minioOk) await buckets.removeAll();
 });
 type Blobs = { name: string; bucket: string; prefix: string } | null;
-const runs: Array<{ v: (typeof variants)[number]; blobs: Blobs }> = [
+const runs: Array<{ v: (typeof variants)[number]; blobs: Blobs; temporal?: string | null }> = [
   ...variants.map((v) => ({ v, blobs: null })),
   { v: variants[0]!, blobs: { name: 'MinIO', bucket: buckets.name(), prefix: 'usage-api' } },
+  // The export workflow (write, e-mail, expire after 30 days by the platform's clock) on Temporal.
+  { v: variants[0]!, blobs: null, temporal: await temporalAddress('usage exports on Temporal') },
 ];
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const DAY = 86_400_000;
@@ -27,9 +30,9 @@ const DAY = 86_400_000;
 /** Awkward user agents: formulas, quotes, commas, line breaks, non-ASCII. */
 const AGENTS = ['=cmd|\' /C calc\'!A0', '+SUM(1,2)', '-2+3', '@import', 'has "quotes", and commas', 'line\r\nbreak', 'ñandú ✓ 日本', 'curl/8.5'];
 
-for (const { v, blobs } of runs) {
-  const d = (v.name === 'postgres' && !pgOk) || (blobs && !minioOk) ? describe.skip : describe;
-  d(`/v1/usage/export over HTTP (${v.name} read models${blobs ? `, ${blobs.name} blobs` : ''})`, () => {
+for (const { v, blobs, temporal } of runs) {
+  const d = (v.name === 'postgres' && !pgOk) || (blobs && !minioOk) || temporal === null ? describe.skip : describe;
+  d(`/v1/usage/export over HTTP (${v.name} read models${blobs ? `, ${blobs.name} blobs` : ''}${temporal ? ', workflows on Temporal' : ''})`, () => {
     let s: TestServer;
     const NOW = Date.UTC(2026, 10, 20, 12);
     const clock = new ManualClock(NOW);
@@ -38,7 +41,8 @@ for (const { v, blobs } of runs) {
 
     beforeAll(async () => {
       const rm = v.readModels();
-      s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...(blobs ? s3BlobConfig(blobs.bucket, blobs.prefix) : {}) }, overrides: { clock, ...(rm ? { readModels: rm } : {}) } });
+      const workflows = temporal ? { WORKFLOWS: 'temporal', TEMPORAL_ADDRESS: temporal, TEMPORAL_TASK_QUEUE: `usage-exports-${process.pid}-${Date.now()}`, TEMPORAL_CLOCK_RECHECK_MS: 100 } : {};
+      s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...workflows, ...(blobs ? s3BlobConfig(blobs.bucket, blobs.prefix) : {}) }, overrides: { clock, ...(rm ? { readModels: rm } : {}) } });
       t = await s.tenantWithKey('pro');
       // 6,000 calls in one minute (paged within the minute), 500 in another minute of the same hour, 300 over 3 days.
       const busy = Date.UTC(2026, 10, 10, 9, 30);
