@@ -12,7 +12,7 @@ import type { Activity, Clock, ProcessManager, WorkflowEngine, WorkflowStartOpti
 import type { EngineLogger } from '../embedded/index.ts';
 import { hostname } from 'node:os';
 import { PermitClient } from './permits.ts';
-import { DECIDE_ACTIVITY, INTERRUPTED_FAILURE, type ActivityOptionsArg, type DecideRequest, type DecideResult, type ProcessWorkflowArgs } from './protocol.ts';
+import { DECIDE_ACTIVITY, INTERRUPTED_FAILURE, SEMAPHORE_ID_PREFIX, SEMAPHORE_WORKFLOW, type ActivityOptionsArg, type DecideRequest, type DecideResult, type ProcessWorkflowArgs, type SemaphoreArgs } from './protocol.ts';
 
 /** The search attribute holding a workflow's tenant id (registered by `npm run engines -- up`). */
 export const TENANT_SEARCH_ATTRIBUTE = defineSearchAttributeKey('SelloTenantId', SearchAttributeType.KEYWORD);
@@ -228,6 +228,28 @@ class TemporalWorkflowEngine implements WorkflowEngine {
     });
     const running = worker.run().catch((err: unknown) => this.log.error({ err }, 'temporal worker stopped with an error'));
     this.worker = { worker, connection, running };
+    void this.startSemaphore();
+  }
+
+  /**
+   * Starts the task queue's semaphore workflow if it is not running, so the first activities with a
+   * concurrency bound ask a running workflow (one update) rather than create it (a start, then its first
+   * workflow task, queued behind the process managers' own tasks). It waits idle for its first request.
+   */
+  private async startSemaphore(): Promise<void> {
+    try {
+      const { client } = await this.client();
+      const args: SemaphoreArgs = {};
+      await client.workflow.start(SEMAPHORE_WORKFLOW, {
+        taskQueue: this.taskQueue,
+        workflowId: `${SEMAPHORE_ID_PREFIX}${this.taskQueue}`,
+        args: [args],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Concurrency bounds of the activities of task queue ${this.taskQueue}`,
+      });
+    } catch (err) {
+      this.log.warn({ err }, 'temporal engine: could not start the semaphore workflow; the first bounded activity will');
+    }
   }
 
   async stop(graceMs = 5_000): Promise<void> {
