@@ -119,7 +119,10 @@ describe.skipIf(!address)('Temporal engine: no activity starts once stop() began
       expect(onC[0]).toMatch(new RegExp(`^C:${taskQueue}-late:a1(~2)?$`));
       if (bounded || onC[0]!.endsWith('~2')) {
         expect(late.log).toHaveLength(2);
-        expect(late.log[0]).toMatch(/^interrupted a1: interrupted: the engine (was stopping|stopped while the activity waited for a permit of stop-check); .*not started$/);
+        // A's refusal is normally what the process manager sees; on a loaded machine A's worker can be gone
+        // before that refusal reaches the server (seen once in a clean-clone CI run), and the server's
+        // heartbeat timeout reports the attempt instead. Either way it was interrupted, not run.
+        expect(late.log[0]).toMatch(/^interrupted a1: interrupted: (the engine (was stopping|stopped while the activity waited for a permit of stop-check); .*not started|the activity timed out \(HEARTBEAT\); its worker stopped or died)$/);
         expect(late.log[1]).toBe('completed a1~2');
       } else {
         expect(late.log).toEqual(['completed a1']);

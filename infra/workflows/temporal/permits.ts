@@ -16,7 +16,7 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { ACQUIRE_UPDATE, RELEASE_SIGNAL, RENEW_SIGNAL, SEMAPHORE_ID_PREFIX, SEMAPHORE_WORKFLOW, WITHDRAW_SIGNAL, type PermitRequest, type SemaphoreArgs } from './protocol.ts';
 
 /** How long a permit no activity here needs is kept for one that may arrive next (ms), before it goes back. */
-const LINGER_MS = 50;
+const LINGER_MS = 250;
 
 interface KeyState {
   limit: number;
@@ -107,7 +107,10 @@ export class PermitClient {
     const next = k.waiters.shift();
     if (next) {
       k.busy.add(permitId);
-      next.resolve(permitId);
+      // Resumed on the next turn of the event loop, not in this one: a chain of hand-offs within one key
+      // (an activity ends, the next of its key starts and ends...) must not run ahead of grants of other
+      // keys that arrived at the same time and wait to be read (first come, first served across keys).
+      setImmediate(() => next.resolve(permitId));
     } else if (this.closed) void this.giveBack(key, [permitId]);
     else {
       const timer = setTimeout(() => {
