@@ -61,11 +61,14 @@ export class PermissionDenied extends ApiError {
 function permitted(auth: AuthContext | null, requirement: AuthRequirement): AuthContext {
   if (!auth) throw PlatformErrors.invalidCredentials();
   if (!auth.permissions.includes(requirement.permission)) throw new PermissionDenied(auth, requirement.permission);
+  if (requirement.also) for (const p of requirement.also) if (!auth.permissions.includes(p)) throw new PermissionDenied(auth, p);
   return auth;
 }
 
 export interface AuthRequirement {
   permission: Permission;
+  /** Further permissions the key must also hold (a change that also reads, e.g. a usage export needs `write` and `read`). */
+  also?: readonly Permission[];
   /** Also accept a dashboard session JWT (email endpoints; spec, Authentication 3). */
   jwt?: boolean;
 }

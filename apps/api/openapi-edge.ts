@@ -75,9 +75,14 @@ export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeo
   const out = jsonSchemaTransform(input);
   const schema = out.schema as JsonSchema & { response?: Record<string, JsonSchema>; hide?: boolean };
   if (!schema || schema.hide) return out;
-  const config = (input.route.config ?? {}) as { auth?: unknown; errorShape?: ErrorShape; billing?: { cost: number } };
+  const config = (input.route.config ?? {}) as { auth?: false | { permission?: string; also?: readonly string[]; jwt?: boolean }; errorShape?: ErrorShape; billing?: { cost: number } };
   const response: Record<string, JsonSchema> = { ...(schema.response ?? {}) };
+  let description = schema.description as string | undefined;
   if (config.auth !== false) {
+    // Each operation names the permissions its key needs (the edge's default is `read`).
+    const needed = [config.auth?.permission ?? 'read', ...(config.auth?.also ?? [])];
+    const line = `**Permission:** an API key with ${needed.map((p) => `\`${p}\``).join(' and ')} (403 \`insufficient_permissions\` otherwise).`;
+    description = description ? `${description}\n\n${line}` : line;
     const shape = config.errorShape ?? 'structured';
     const priced = mayCharge(config, input.url, input.route.method);
     response['401'] ??= { description: '`unauthorized`: missing, malformed, unknown, revoked or expired credentials.', ...errorBody(shape, ['unauthorized']) };
@@ -91,5 +96,5 @@ export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeo
     }
   }
   for (const code of Object.keys(response)) response[code] = { ...response[code], headers: BILLING_HEADERS };
-  return { ...out, schema: { ...schema, response } };
+  return { ...out, schema: { ...schema, ...(description ? { description } : {}), response } };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { UsageAlerts } from '../../../../workflows/usage-alerts/service.ts';
 import { ALERT_METRICS, ALERT_OPERATORS, ALERT_WINDOWS, type AlertInput } from '../../../../domain/usage/alerts.ts';
-import { USAGE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
+import { USAGE_ROUTE_CONFIG, USAGE_WRITE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
 
 const Condition = z
   .object({
@@ -68,7 +68,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
   app.route({
     method: 'POST',
     url: '/v1/usage/alerts',
-    config: USAGE_ROUTE_CONFIG,
+    config: USAGE_WRITE_ROUTE_CONFIG,
     schema: {
       tags,
       summary: 'Create a usage alert',
@@ -102,7 +102,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
   app.route({
     method: 'PUT',
     url: '/v1/usage/alerts/:alert_id',
-    config: USAGE_ROUTE_CONFIG,
+    config: USAGE_WRITE_ROUTE_CONFIG,
     schema: {
       tags,
       summary: 'Update a usage alert',
@@ -120,7 +120,7 @@ export function registerUsageAlerts(app: ApiApp, alerts: UsageAlerts): void {
   app.route({
     method: 'DELETE',
     url: '/v1/usage/alerts/:alert_id',
-    config: USAGE_ROUTE_CONFIG,
+    config: USAGE_WRITE_ROUTE_CONFIG,
     schema: { tags, summary: 'Delete a usage alert', params: AlertParams, response: { ...USAGE_ERROR_RESPONSES, 200: z.object({ success: z.literal(true), data: z.object({ alert_id: z.string(), deleted: z.literal(true) }) }) } },
     handler: async (request) =>
       mapUsageErrors(async () => {

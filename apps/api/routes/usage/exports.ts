@@ -5,7 +5,7 @@ import type { Platform } from '../../../platform/types.ts';
 import { DOWNLOAD_LINK_SECONDS, estimatedCompletion, type ExportRequest, type UsageExports } from '../../../../workflows/usage-exports/service.ts';
 import { EXPORT_DAILY_QUOTA } from '../../../../domain/usage/exports.ts';
 import type { ExportDoc } from '../../../../projections/usage-exports/index.ts';
-import { USAGE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
+import { USAGE_ROUTE_CONFIG, USAGE_WRITE_ROUTE_CONFIG, mapUsageErrors, USAGE_ERROR_RESPONSES } from './common.ts';
 
 const ExportBody = z.object({
   format: z.string().max(10).optional().describe('`csv` (default; RFC 4180, UTF-8 with BOM, formula cells neutralised) or `json` (JSON lines).').meta({ example: 'csv' }),
@@ -74,7 +74,7 @@ export function registerUsageExports(app: ApiApp, platform: Platform, exportsUc:
   app.route({
     method: 'POST',
     url: '/v1/usage/export',
-    config: USAGE_ROUTE_CONFIG,
+    config: USAGE_WRITE_ROUTE_CONFIG,
     schema: {
       tags: ['usage'],
       summary: 'Start a usage export',
