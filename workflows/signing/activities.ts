@@ -45,7 +45,7 @@ export function createSigningActivities(deps: SigningActivityDeps): Record<strin
       expiresAt: link.expiresAt,
       ...(deps.branding ? { branding: await deps.branding(s.tenant_id) } : {}),
     });
-    await mailer.send({ from: deps.mailFrom, to: `${signer.name.replace(/[<>",]/g, '')} <${signer.email}>`, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': documentId } });
+    await mailer.send({ from: deps.mailFrom, to: { name: signer.name, address: signer.email }, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': documentId } });
     return true;
   }
 
@@ -104,7 +104,7 @@ export function createSigningActivities(deps: SigningActivityDeps): Record<strin
             declinedAt: String(d.at),
             ...(deps.branding ? { branding: await deps.branding(s.tenant_id) } : {}),
           });
-          await mailer.send({ from: deps.mailFrom, to: s.notify_email, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': s.document_id } });
+          await mailer.send({ from: deps.mailFrom, to: { address: s.notify_email }, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': s.document_id } });
         }
         break;
       }

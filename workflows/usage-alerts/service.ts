@@ -129,7 +129,7 @@ export function createUsageAlerts(deps: UsageAlertsDeps): UsageAlerts {
       const c = f.condition;
       const r = await deps.mailer.send({
         from: deps.mailFrom,
-        to: f.notification.email!,
+        to: { address: f.notification.email! },
         subject: `Usage alert: ${f.alert_name}`,
         text:
           `Your usage alert "${f.alert_name}" fired at ${f.fired_at}.\n\n` +

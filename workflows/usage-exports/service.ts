@@ -188,7 +188,7 @@ export function createUsageExports(deps: UsageExportsDeps): UsageExports {
         await deps.mailer
           .send({
             from: deps.mailFrom,
-            to: doc.email_to,
+            to: { address: doc.email_to },
             subject: `Your usage export ${input.export_id} is ready`,
             text: `Your usage export (${doc.start} to ${doc.end}, ${input.result.rows} rows, ${input.result.bytes} bytes) is ready.\n\nDownload it until ${iso(input.expires_at)}:\n${url}\n`,
           })

@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MailMessage, Mailer } from '../../ports/mail.ts';
+import { structuredRecipients } from '../address.ts';
 
 /**
  * Embedded mail adapter for a machine with no SMTP host: nodemailer builds the RFC 5322 message
@@ -14,7 +15,7 @@ export class OutboxMailer implements Mailer {
   constructor(private readonly dir: string) {}
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
-    const info = (await this.transport.sendMail(message)) as { messageId: string; message: Buffer };
+    const info = (await this.transport.sendMail({ ...message, to: structuredRecipients(message.to) })) as { messageId: string; message: Buffer };
     await mkdir(this.dir, { recursive: true });
     const safeId = info.messageId.replace(/[^A-Za-z0-9.@-]/g, '');
     await writeFile(join(this.dir, `${Date.now()}-${safeId}.eml`), info.message);

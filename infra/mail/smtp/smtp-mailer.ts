@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { MailMessage, Mailer } from '../../ports/mail.ts';
+import { structuredRecipients } from '../address.ts';
 
 /** SMTP mail adapter (nodemailer). `url` is e.g. `smtp://user:pass@mail.example.com:587`. */
 export class SmtpMailer implements Mailer {
@@ -12,7 +13,7 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
-    const info = await this.transport.sendMail(message);
+    const info = await this.transport.sendMail({ ...message, to: structuredRecipients(message.to) });
     return { messageId: info.messageId };
   }
 
