@@ -1,0 +1,370 @@
+/**
+ * The personal-data classification of every event type the service appends: for each event type, every
+ * top-level field of its `data` is `personal` (with the value it reads as once erased) or `not personal`,
+ * and, when the type's personal fields are encrypted, the data subject whose key encrypts them.
+ *
+ * This map is the single source of `docs/privacy.md`'s event inventory and of the event store's
+ * crypto-shredding layer (`infra/privacy/sealing-event-store.ts`): personal fields of a type with a
+ * `subject` are sealed with AES-256-GCM under that subject's data key before they reach the log, and read
+ * as their `erased` replacement once the key is destroyed. Everything else (ids, event types, times,
+ * tenant, credits, hashes) stays in clear: routing, billing and the signing audit need it.
+ *
+ * `test/unit/privacy-classification.test.ts` discovers the event types and their fields from the code and
+ * fails when one is missing here; the sealing layer refuses unclassified types and fields when
+ * `SELLO_PRIVACY_STRICT=1` (set for the test suite), so every test that appends an event checks it too.
+ *
+ * Source of the rule: issue 28 (LFPDPPP 2025 right of cancellation; crypto-shredding as in Axon's Data
+ * Protection module: per-subject keys and replacement values).
+ */
+
+/** A field that identifies or describes a person; `erased` is what it reads as after crypto-shredding (`undefined`: the field is absent). */
+export interface PersonalField {
+  readonly personal: true;
+  readonly erased: unknown;
+}
+
+/** Classification of one top-level data field. */
+export type FieldClass = PersonalField | 'not_personal';
+
+/** Shorthand for a personal field and its replacement value once erased. */
+export const personal = (erased: unknown): PersonalField => ({ personal: true, erased });
+const N = 'not_personal' as const;
+
+/** What the sealing layer knows of a stored event when it derives the subject key. */
+export interface SubjectSource {
+  type: string;
+  streamName: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/** Classification of one event type. */
+export interface EventClassification {
+  /** Bounded context that appends it. */
+  readonly context: string;
+  /** Every top-level field of `data` the type may carry (optional ones included). */
+  readonly fields: Readonly<Record<string, FieldClass>>;
+  /**
+   * The data-subject key id its personal fields are sealed under (see {@link subjectKeyId}), or null when
+   * the event carries none. Absent: the personal fields stay in clear for now (listed as pending in
+   * `docs/privacy.md`).
+   */
+  readonly subject?: (e: SubjectSource) => string | null;
+}
+
+/**
+ * Key id of a data subject: `<kind>:<tenant id>:<id>`. Kinds: `subject` (a face/fingerprint subject id
+ * chosen by the tenant: all its templates share one key), `signing` (one signing document, its signers
+ * included).
+ */
+export function subjectKeyId(kind: 'subject' | 'signing', tenantId: string, id: string): string {
+  return `${kind}:${tenantId}:${id}`;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+const tenantOf = (e: SubjectSource): string | null => str(e.data.tenant_id) ?? str(e.metadata.tenant_id);
+
+/** Face and fingerprint templates: one key per (tenant, subject_id). */
+const biometricSubject = (e: SubjectSource): string | null => {
+  const t = tenantOf(e);
+  const s = str(e.data.subject_id);
+  return t && s ? subjectKeyId('subject', t, s) : null;
+};
+
+/** Signing events: one key per document (stream `signing-<document id>`), signers included. */
+const signingSubject = (e: SubjectSource): string | null => {
+  const t = tenantOf(e);
+  const id = str(e.data.document_id) ?? (e.streamName.startsWith('signing-') ? e.streamName.slice('signing-'.length) : null);
+  return t && id ? subjectKeyId('signing', t, id) : null;
+};
+
+const base = { at: N, prev_hash: N } as const;
+
+/** Every event type the service appends, by type. */
+export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>> = {
+  // --- face matching (domain/face-matching/events.ts)
+  FaceEmbeddingEnrolled: {
+    context: 'face-matching',
+    subject: biometricSubject,
+    fields: {
+      embedding_id: N,
+      tenant_id: N,
+      subject_id: N,
+      template_f32le_b64: personal(''),
+      template_version: N,
+      quality_score: N,
+      liveness_score: N,
+      liveness_computed: N,
+      enrollment_source: personal(null),
+      metadata: personal({}),
+      created_at: N,
+    },
+  },
+  FaceEmbeddingDeleted: { context: 'face-matching', fields: { embedding_id: N, tenant_id: N, subject_id: N, deleted_at: N } },
+  FaceEmbeddingsPurged: { context: 'face-matching', fields: { tenant_id: N, subject_id: N, purged_at: N } },
+  FaceEmbeddingVerified: { context: 'face-matching', fields: { embedding_id: N, tenant_id: N, subject_id: N, similarity: N, threshold: N, verified_at: N } },
+
+  // --- fingerprint matching (domain/fingerprint/events.ts)
+  FingerprintTemplateEnrolled: {
+    context: 'fingerprint',
+    subject: biometricSubject,
+    fields: {
+      template_id: N,
+      tenant_id: N,
+      subject_id: N,
+      finger_position: N,
+      width: N,
+      height: N,
+      minutiae_b64: personal(''),
+      minutiae_count: N,
+      field_b64: personal(undefined),
+      quality_score: N,
+      template_version: N,
+      source: N,
+      metadata: personal({}),
+      created_at: N,
+    },
+  },
+  FingerprintTemplateDeleted: { context: 'fingerprint', fields: { template_id: N, tenant_id: N, subject_id: N, deleted_at: N } },
+  FingerprintTemplatesPurged: { context: 'fingerprint', fields: { tenant_id: N, subject_id: N, purged_at: N } },
+  FingerprintVerified: { context: 'fingerprint', fields: { template_id: N, tenant_id: N, subject_id: N, score: N, threshold: N, verified_at: N } },
+
+  // --- signing (domain/signing/document.ts): sealed per document once the audit chain is kept over the
+  // sealed form (docs/privacy.md, "Signing audit chain"); in clear until then.
+  'signing.document_created': {
+    context: 'signing',
+    fields: {
+      ...base,
+      document_id: N,
+      tenant_id: N,
+      title: personal('[erased]'),
+      description: personal(null),
+      message: personal(null),
+      notify_email: personal(null),
+      expiry_date: N,
+      file: personal({ name: '[erased]', size: 0, pages: 0 }),
+      document_sha256: N,
+      blob_key: N,
+      link_base: N,
+      signers: personal([]),
+      user: N,
+      language: N,
+      time_zone: N,
+    },
+  },
+  'signing.invitations_sent': {
+    context: 'signing',
+    fields: { ...base, signer_ids: N, recipients: personal([]), reminder_days: N, custom_message: personal(null), user: N },
+  },
+  'signing.link_issued': { context: 'signing', fields: { ...base, signer_id: N, token_hash: N, expires_at: N, purpose: N } },
+  'signing.document_viewed': { context: 'signing', fields: { ...base, signer_id: N, ip_address: personal(''), user_agent: personal('') } },
+  'signing.document_signed': {
+    context: 'signing',
+    fields: {
+      ...base,
+      signer_id: N,
+      ip_address: personal(''),
+      user_agent: personal(''),
+      signature_id: N,
+      method: N,
+      typed_name: personal(null),
+      image_blob: N,
+      image_sha256: N,
+      consent: N,
+    },
+  },
+  'signing.document_declined': { context: 'signing', fields: { ...base, signer_id: N, reason: personal(''), ip_address: personal(''), user_agent: personal('') } },
+  'signing.reminder_sent': { context: 'signing', fields: { ...base, signer_ids: N, recipients: personal([]) } },
+  'signing.document_completed': { context: 'signing', fields: { ...base } },
+  'signing.document_finalized': {
+    context: 'signing',
+    fields: { ...base, final_sha256: N, audit_sha256: N, certificate_sha256: N, chain_head: N, timestamped: N, user: N },
+  },
+  'signing.document_expired': { context: 'signing', fields: { ...base, expired_at: N } },
+  'signing.document_cancelled': { context: 'signing', fields: { ...base, reason: personal(null), user: N } },
+  'signing.document_deleted': { context: 'signing', fields: { ...base, user: N } },
+
+  // --- tenancy (domain/tenancy/tenancy.ts)
+  TenantCreated: { context: 'tenancy', fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
+  TenantPlanChanged: { context: 'tenancy', fields: { tenant_id: N, plan: N, changed_at: N } },
+  TenantLocaleSet: { context: 'tenancy', fields: { tenant_id: N, language: N, time_zone: N, set_at: N } },
+  TenantLimitsSet: { context: 'tenancy', fields: { tenant_id: N, requests_per_minute: N, concurrent_requests: N, set_at: N } },
+  ApiKeyCreated: {
+    context: 'tenancy',
+    fields: { key_id: N, tenant_id: N, key_hash: N, hint: N, permissions: N, test: N, name: personal(null), created_at: N },
+  },
+  ApiKeyRevoked: { context: 'tenancy', fields: { key_id: N, tenant_id: N, revoked_at: N } },
+
+  // --- credits (domain/credits/credits.ts): billing, no personal data
+  CreditsPurchased: { context: 'credits', fields: { tenant_id: N, amount: N, reason: N, granted_at: N } },
+  CreditsReserved: {
+    context: 'credits',
+    fields: { tenant_id: N, reservation_id: N, amount: N, from_monthly: N, from_purchased: N, period: N, endpoint: N, reserved_at: N, holder: N, lease_expires_at: N },
+  },
+  CreditsCommitted: { context: 'credits', fields: { tenant_id: N, reservation_id: N, amount: N, endpoint: N, committed_at: N } },
+  CreditsReleased: { context: 'credits', fields: { tenant_id: N, reservation_id: N, reason: N, released_at: N } },
+
+  // --- usage (domain/usage/usage.ts): the caller's IP address and user agent
+  ApiCallRecorded: {
+    context: 'usage',
+    fields: {
+      request_id: N,
+      tenant_id: N,
+      key_id: N,
+      endpoint: N,
+      method: N,
+      status_code: N,
+      response_time: N,
+      request_size: N,
+      response_size: N,
+      ip_address: personal(''),
+      user_agent: personal(null),
+      credits_charged: N,
+      created_at: N,
+    },
+  },
+  ApiCallsRecorded: {
+    context: 'usage',
+    fields: {
+      tenant_id: N,
+      // The batch's distinct texts: endpoints and methods, but also every IP address and user agent.
+      strings: personal([]),
+      request_id: N,
+      key_id: N,
+      endpoint: N,
+      method: N,
+      ip_address: N,
+      user_agent: N,
+      status_code: N,
+      response_time: N,
+      request_size: N,
+      response_size: N,
+      credits_charged: N,
+      created_at: N,
+    },
+  },
+
+  // --- usage exports, alerts, dashboard links (domain/usage/)
+  UsageExportRequested: {
+    context: 'usage',
+    fields: { export_id: N, tenant_id: N, format: N, start: N, end: N, include_details: N, email_to: personal(null), requested_at: N, estimated_rows: N },
+  },
+  UsageExportProgressed: { context: 'usage', fields: { export_id: N, tenant_id: N, rows: N, percent: N, at: N } },
+  UsageExportCompleted: { context: 'usage', fields: { export_id: N, tenant_id: N, rows: N, bytes: N, blob_key: N, completed_at: N, expires_at: N } },
+  UsageExportFailed: { context: 'usage', fields: { export_id: N, tenant_id: N, reason: N, failed_at: N } },
+  UsageExportExpired: { context: 'usage', fields: { export_id: N, tenant_id: N, expired_at: N } },
+  UsageAlertCreated: {
+    context: 'usage',
+    fields: { alert_id: N, tenant_id: N, name: N, type: N, condition: N, notification: personal({}), enabled: N, secret_sealed: N, created_at: N },
+  },
+  UsageAlertUpdated: {
+    context: 'usage',
+    fields: { alert_id: N, tenant_id: N, name: N, condition: N, notification: personal({}), enabled: N, updated_at: N },
+  },
+  UsageAlertDeleted: { context: 'usage', fields: { alert_id: N, tenant_id: N, deleted_at: N } },
+  UsageAlertNotified: { context: 'usage', fields: { alert_id: N, tenant_id: N, fire_id: N, webhook: N, email: N, notified_at: N } },
+  DashboardLinkIssued: { context: 'usage', fields: { link_id: N, tenant_id: N, token_hash: N, expires_at: N, issued_at: N } },
+  DashboardLinkUsed: { context: 'usage', fields: { link_id: N, tenant_id: N, used_at: N } },
+
+  // --- webhooks (domain/webhooks/): endpoints are the tenant's infrastructure
+  'webhook.endpoint.created': {
+    context: 'webhooks',
+    fields: { endpoint_id: N, tenant_id: N, url: N, events: N, description: N, active: N, secret_sealed: N, created_at: N },
+  },
+  'webhook.endpoint.updated': { context: 'webhooks', fields: { endpoint_id: N, tenant_id: N, url: N, events: N, description: N, active: N, updated_at: N } },
+  'webhook.endpoint.disabled': { context: 'webhooks', fields: { endpoint_id: N, tenant_id: N, reason: N, delivery_id: N, updated_at: N } },
+  'webhook.endpoint.deleted': { context: 'webhooks', fields: { endpoint_id: N, tenant_id: N, deleted_at: N } },
+  'webhook.delivery.attempted': {
+    context: 'webhooks',
+    fields: {
+      delivery_id: N,
+      endpoint_id: N,
+      tenant_id: N,
+      event_id: N,
+      event_type: N,
+      attempt: N,
+      outcome: N,
+      status: N,
+      response_status: N,
+      response_time: N,
+      error_message: N,
+      created_at: N,
+      attempted_at: N,
+      next_attempt_at: N,
+    },
+  },
+
+  // --- webhook catalog events (stream webhook-events-<tenant>, domain/webhooks/catalog.ts)
+  'document.signed': {
+    context: 'signing',
+    fields: { document_id: N, signer: personal({}), signed_at: N, ip_address: personal('') },
+  },
+  'document.completed': { context: 'signing', fields: { document_id: N, title: personal('[erased]'), completed_at: N, signers: personal([]) } },
+  'document.expired': { context: 'signing', fields: { document_id: N, title: personal('[erased]'), expired_at: N } },
+  'document.declined': {
+    context: 'signing',
+    fields: { document_id: N, title: personal('[erased]'), signer: personal({}), reason: personal(''), declined_at: N },
+  },
+  'face.verified': {
+    context: 'face',
+    fields: { verified: N, confidence: N, distance: N, threshold: N, face1_detected: N, face2_detected: N, request_id: N },
+  },
+  'face.liveness.detected': { context: 'face', fields: { is_live: N, confidence: N, anti_spoofing_score: N, threshold: N, checks: N, request_id: N } },
+  'ocr.completed': {
+    context: 'ocr',
+    fields: { operation: N, document_type: N, success: N, fields_found: N, validation: N, is_authentic: N, confidence: N, processing_time: N },
+  },
+  'ocr.id.extracted': {
+    context: 'ocr',
+    // `curp` is masked (maskCode: only its first characters stay), still a fragment of an identifier.
+    fields: { document_type: N, document_version: N, curp: personal(''), validation: N, has_back: N, is_authentic: N },
+  },
+  'user.credits.low': { context: 'credits', fields: { credit_balance: N, threshold: N, monthly_allowance: N, plan: N } },
+  'api.rate.limited': { context: 'platform', fields: { limit: N, rate_class: N, endpoint: N, retry_after: N } },
+
+  // --- registry lookups (domain/registry/events.ts): a keyed fingerprint of the person looked up
+  'registry.lookup.completed': {
+    context: 'registry',
+    fields: {
+      operation: N,
+      // HMAC-SHA-256 under REGISTRY_FINGERPRINT_KEY of the query (names, dates, CURP): pseudonymised.
+      fingerprint: personal(null),
+      outcome: N,
+      provider: N,
+      sandbox: N,
+      provider_latency_ms: N,
+      http_status: N,
+      reason: N,
+      parameter: N,
+      registry_status: N,
+    },
+  },
+
+  // --- deployments (domain/deployments/deployment.ts): the tenant's clients are businesses
+  'deployment.created': {
+    context: 'deployments',
+    fields: { deployment_id: N, tenant_id: N, client_id: N, client_name: N, domain: N, domain_unicode: N, platform: N, environment: N, plan: N, config: N, created_at: N },
+  },
+  'deployment.provisioning.requested': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, reason: N, from_step: N, at: N } },
+  'deployment.step.started': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, step: N, at: N } },
+  'deployment.step.completed': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, step: N, at: N, result: N } },
+  'deployment.step.failed': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, step: N, at: N, code: N, reason: N } },
+  'deployment.activated': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, at: N } },
+  'deployment.updated': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, at: N, changes: N } },
+  'deployment.keys.revealed': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, key_ids: N, at: N } },
+  'deployment.deactivated': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, at: N } },
+  'deployment.keys.revoked': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, key_ids: N, at: N } },
+  'deployment.claim.taken': { context: 'deployments', fields: { deployment_id: N } },
+  'deployment.claim.released': { context: 'deployments', fields: { deployment_id: N } },
+};
+
+/** True when `f` is a personal field. */
+export function isPersonal(f: FieldClass | undefined): f is PersonalField {
+  return typeof f === 'object' && f !== null && f.personal === true;
+}
+
+/** Names of the personal fields of `type` (empty for an unclassified type). */
+export function personalFields(type: string): string[] {
+  const c = EVENT_CLASSIFICATION[type];
+  return c ? Object.entries(c.fields).filter(([, f]) => isPersonal(f)).map(([k]) => k) : [];
+}
