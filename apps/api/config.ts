@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isDnsServerSpec } from '../../infra/email-verifier/dns-resolver.ts';
+import { parsePublicOrigins } from './public-origin.ts';
 
 const optionalString = z
   .string()
@@ -57,6 +58,22 @@ export const ConfigSchema = z.object({
   MAIL_FROM: z.string().default('Sello <no-reply@sello.local>'),
   /** Public base URL used in links (signing pages, downloads). */
   PUBLIC_BASE_URL: optionalString,
+  /**
+   * With `PUBLIC_BASE_URL` unset: comma-separated origins (`https://firma.example.mx,https://kyc.cliente.mx`)
+   * whose host a request may name in `Host` to get its links on that origin; any other `Host` gets links on
+   * the address the server bound. Links never take the request's host (apps/api/public-origin.ts).
+   */
+  PUBLIC_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parsePublicOrigins(v);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Create a Free tenant and a test key on first start with an empty data directory. */
   BOOTSTRAP: z
     .enum(['true', 'false'])

@@ -3,7 +3,7 @@ import type { ApiApp } from '../../types.ts';
 import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { ApiError } from '../../errors.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
-import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, originOf, parseExpiresIn, parseNotifyEmail, parseSigners } from './shared.ts';
+import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, type LinkOriginOf, parseExpiresIn, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateAltBody = z.object({
   document: z.string().min(1).describe('The PDF, base64 (a `data:application/pdf;base64,` prefix is accepted)'),
@@ -22,7 +22,7 @@ export const CreateAltResponse = z.object({ success: z.literal(true), data: Docu
  * `POST /v1/signing/create` (spec, alternative path; body "not shown": designed here). JSON with the PDF
  * in base64; creates the document and, unless `send` is false, sends the invitations (status `sent`).
  */
-export function registerCreateAlt(app: ApiApp, service: SigningService): void {
+export function registerCreateAlt(app: ApiApp, service: SigningService, originOf: LinkOriginOf): void {
   app.route({
     method: 'POST',
     url: '/v1/signing/create',

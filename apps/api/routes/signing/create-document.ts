@@ -5,14 +5,14 @@ import { ApiError } from '../../errors.ts';
 import { readMultipart } from '../../multipart.ts';
 import { singleField } from '../../forms.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
-import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, originOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
+import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, type LinkOriginOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateDocumentResponse = z.object({ success: z.literal(true), data: DocumentView });
 
 const tooLarge = () => new ApiError(413, 'pdf_too_large', `The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB`, { max_bytes: MAX_PDF_BYTES });
 
 /** `POST /v1/signing/documents` (spec, Document signing): multipart upload; status `draft`; 5 credits. */
-export function registerCreateDocument(app: ApiApp, service: SigningService): void {
+export function registerCreateDocument(app: ApiApp, service: SigningService, originOf: LinkOriginOf): void {
   app.route({
     method: 'POST',
     url: '/v1/signing/documents',

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../types.ts';
+import { linkOrigin } from '../../public-origin.ts';
 import type { Platform } from '../../../platform/types.ts';
 import type { SigningRuntime } from '../../../../workflows/signing/runtime.ts';
 import { registerCancel } from './cancel-document.ts';
@@ -23,8 +25,10 @@ import { registerVerify } from './verify-pdf.ts';
  */
 export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: SigningRuntime): void {
   const s = runtime.service;
-  registerCreateDocument(app, s);
-  registerCreateAlt(app, s);
+  // Links on configured origins only, never on the request's Host (issue 31).
+  const originOf = (request: FastifyRequest) => linkOrigin(platform.config, request);
+  registerCreateDocument(app, s, originOf);
+  registerCreateAlt(app, s, originOf);
   registerListDocuments(app, s);
   registerGetDocument(app, s);
   registerSendInvitations(app, s);

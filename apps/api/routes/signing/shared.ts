@@ -88,10 +88,11 @@ export function parseNotifyEmail(v: string | undefined | null): string | null {
   return t;
 }
 
-/** The public origin of a request (for links when PUBLIC_BASE_URL is unset). */
-export function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
+/**
+ * The origin of a new document's links (`PUBLIC_BASE_URL`, an allow-listed `PUBLIC_ORIGINS` entry, or the
+ * bound address; never the request's `Host`): `linkOrigin` of apps/api/public-origin.ts over the config.
+ */
+export type LinkOriginOf = (request: FastifyRequest) => string;
 
 /** The API key (or dashboard) identity recorded as the acting `user` in the audit trail. */
 export function actor(request: FastifyRequest): string {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
+import { linkOrigin } from '../../public-origin.ts';
 import { DOWNLOAD_LINK_SECONDS, estimatedCompletion, type ExportRequest, type UsageExports } from '../../../../workflows/usage-exports/service.ts';
 import { EXPORT_DAILY_QUOTA } from '../../../../domain/usage/exports.ts';
 import type { ExportDoc } from '../../../../projections/usage-exports/index.ts';
@@ -41,9 +42,9 @@ const StatusResponse = z.object({
   error: z.string().nullable().describe('Why it failed.'),
 });
 
-/** The server's own base URL as the caller reached it (links in answers), unless PUBLIC_BASE_URL is set. */
+/** Base URL of links in answers: configured, never the request's Host (apps/api/public-origin.ts). */
 export function baseUrl(platform: Platform, request: FastifyRequest): string {
-  return platform.config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`;
+  return linkOrigin(platform.config, request);
 }
 
 function statusBody(doc: ExportDoc, exportsUc: UsageExports, base: string, nowMs: number) {
