@@ -198,6 +198,15 @@ export const ConfigSchema = z.object({
   REDIS_URL: optionalString,
   /** Prefix of every Redis key (several deployments, or tests, may share one Redis). */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).default('sello:'),
+  /**
+   * `Idempotency-Key` records of charged calls (apps/api/idempotency.ts): `sqlite` (`DATA_DIR/idempotency.sqlite`)
+   * or `redis` (`REDIS_URL`, shared by every API process); unset = `redis` when REDIS_URL is set.
+   */
+  IDEMPOTENCY_STORE: z.enum(['sqlite', 'redis']).optional(),
+  /** How long a completed call's answer is replayed to a retry with its key, ms (Stripe and the IETF draft: 24 hours). */
+  IDEMPOTENCY_TTL_MS: z.coerce.number().int().min(1000).default(24 * 3_600_000),
+  /** A key whose call never finished (its process died) is free again after this many ms. */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(1000).default(300_000),
   /** A concurrency slot held by a process that died is freed after this many ms (Redis limiter). */
   RATE_LIMIT_SLOT_TTL_MS: z.coerce.number().int().min(1000).default(120_000),
   /**

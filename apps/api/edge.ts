@@ -7,6 +7,7 @@ import { Authenticator, PermissionDenied, type AuthContext, type AuthRequirement
 import type { Platform } from '../platform/types.ts';
 import { ApiError, PlatformErrors, type ErrorShape } from './errors.ts';
 import { RateLimiterUnavailableError, type RateHit } from '../../infra/ports/rate-limiter.ts';
+import { registerIdempotency } from './idempotency.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,7 +51,8 @@ export interface EdgeState {
 /**
  * The billed, limited, audited HTTP edge as Fastify hooks:
  * - onRequest: authenticate (401/403), per-minute rate limit per class (429 + Retry-After), concurrency (429);
- * - preHandler (after validation) of the routes that may cost credits: reserve them (429, or 402 on registry routes);
+ * - preHandler (after validation) of the routes that may cost credits: the `Idempotency-Key` check (replay, 409,
+ *   422; apps/api/idempotency.ts), then reserve the credits (429, or 402 on registry routes);
  * - onSend: commit the reservation on 2xx, release it otherwise; set the billing headers on every response;
  *   for a client that closed its connection first: release it and complete the call there (status 499);
  * - onResponse: free the concurrency slot; append the usage event.
@@ -171,10 +173,13 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
   };
   // Only on routes that may cost credits, first of their preHandlers: a free route (balance, keys,
   // status: the most called) runs no preHandler hook at all (issue 18).
+  // The Idempotency-Key check runs before the reservation: a replay or a refused retry reserves nothing.
+  // Assigned at the end of registerEdge (its onSend must follow the edge's), before any route exists.
+  let idempotent: ReturnType<typeof registerIdempotency> | undefined;
   app.addHook('onRoute', (route) => {
     if (!mayCharge(route.config as (FastifyContextConfig & { url?: string }) | undefined, route.url, route.method)) return;
     const own = route.preHandler;
-    route.preHandler = own ? [reserveCredits, ...(Array.isArray(own) ? own : [own])] : [reserveCredits];
+    route.preHandler = [idempotent!, reserveCredits, ...(own ? (Array.isArray(own) ? own : [own]) : [])];
   });
 
   /**
@@ -261,6 +266,8 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
     complete(request, reply.statusCode);
     done();
   });
+
+  idempotent = registerIdempotency(app, ctx);
 }
 
 /** Ends onRequest with `error`; a key refused for a missing permission is still its tenant's call (billing headers, usage). */

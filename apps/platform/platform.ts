@@ -28,6 +28,8 @@ import { createRegistryProvider, selectRegistryProvider } from '../../infra/regi
 import { createEmailVerifier, selectEmailVerifier } from '../../infra/email-verifier/index.ts';
 import { createRateLimiter, selectRateLimiter } from '../../infra/rate-limiter/index.ts';
 import type { RateLimiter } from '../../infra/ports/rate-limiter.ts';
+import { createIdempotencyStore, selectIdempotencyStore } from '../../infra/idempotency/index.ts';
+import type { IdempotencyStore } from '../../infra/ports/idempotency-store.ts';
 import { createSecrets, type Secrets } from '../../infra/secrets/index.ts';
 import type { EmailVerifier } from '../../domain/email/verify-email.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
@@ -86,6 +88,7 @@ export function selectAdapters(config: Config): AdapterSelection {
     registryProvider: selectRegistryProvider(config),
     emailVerifier: selectEmailVerifier(config),
     rateLimiter: selectRateLimiter(config),
+    idempotency: selectIdempotencyStore(config),
   };
 }
 
@@ -142,6 +145,7 @@ class SelloPlatform implements Platform {
       registry: lazy<RegistryProvider>(() => createRegistryProvider(config)),
       emailVerifier: lazy<EmailVerifier>(() => createEmailVerifier(config)),
       rateLimiter: lazy<RateLimiter>(() => createRateLimiter(config)),
+      idempotency: lazy<IdempotencyStore>(() => createIdempotencyStore(config)),
       secrets: lazy<Secrets>(() => createSecrets(config)),
       tenancy: lazy<TenancyView>(() => new TenancyView(this.events)),
       credits: lazy<CreditLedger>(
@@ -171,6 +175,7 @@ class SelloPlatform implements Platform {
   get mailer(): Mailer { return this.ports.mailer.get(); }
   get registry(): RegistryProvider { return this.ports.registry.get(); }
   get rateLimiter(): RateLimiter { return this.ports.rateLimiter.get(); }
+  get idempotency(): IdempotencyStore { return this.ports.idempotency.get(); }
   get emailVerifier(): EmailVerifier { return this.ports.emailVerifier.get(); }
   set emailVerifier(verifier: EmailVerifier) { this.ports.emailVerifier.set(verifier); }
   get secrets(): Secrets { return this.ports.secrets.get(); }
@@ -268,6 +273,7 @@ class SelloPlatform implements Platform {
     if (p.mailer.opened()) await p.mailer.get().close();
     if (p.registry.opened()) await p.registry.get().close();
     if (p.rateLimiter.opened()) await p.rateLimiter.get().close();
+    if (p.idempotency.opened()) await p.idempotency.get().close();
     if (p.vectorIndex.opened()) await p.vectorIndex.get().close();
     if (p.readModels.opened()) await p.readModels.get().close();
     if (p.events.opened()) await p.events.get().close();

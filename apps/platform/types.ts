@@ -16,6 +16,7 @@ import type { VectorIndex } from '../../infra/ports/vector-index.ts';
 import type { Clock, RegisteredProcessManager, WorkflowEngine } from '../../infra/ports/workflows.ts';
 import type { RegistryProvider } from '../../infra/ports/registry-provider.ts';
 import type { RateLimiter } from '../../infra/ports/rate-limiter.ts';
+import type { IdempotencyStore } from '../../infra/ports/idempotency-store.ts';
 import type { Secrets } from '../../infra/secrets/index.ts';
 import type { EmailVerifier } from '../../domain/email/verify-email.ts';
 import type { CreditLedger } from '../../domain/credits/credit-ledger.ts';
@@ -49,6 +50,7 @@ export interface AdapterSelection {
   registryProvider: string;
   emailVerifier: string;
   rateLimiter: string;
+  idempotency: string;
 }
 
 /** Ports and shared services the platform may be given instead of building them (tests, benchmarks). */
@@ -90,6 +92,8 @@ export interface Platform {
   readonly registry: RegistryProvider;
   /** Per-minute and concurrency limits of the edge (`RATE_LIMITER`: memory, or Redis shared by every instance). */
   readonly rateLimiter: RateLimiter;
+  /** `Idempotency-Key` records of charged calls (`IDEMPOTENCY_STORE`: SQLite file, or Redis shared by every instance). */
+  readonly idempotency: IdempotencyStore;
   /** The e-mail verifier (built on first use: it loads ~120k-domain lists). */
   emailVerifier: EmailVerifier;
   readonly secrets: Secrets;

@@ -4,7 +4,8 @@
  * (workflows; a dev server of this test's own, on a database file, so the test can restart it), Kafka
  * (inference jobs), MinIO (blobs, claim checks) and Redis (rate limits). Checks the issue's figures:
  * exact credits under 200 concurrent billed calls, an exact per-minute limit across instances, one
- * webhook delivery per event, a two-signer signing lifecycle with its invitation e-mails, no acknowledged
+ * webhook delivery per event, one charge for an Idempotency-Key retried on both instances (Redis store),
+ * a two-signer signing lifecycle with its invitation e-mails, no acknowledged
  * work lost when a worker or an API process is killed mid-flight, and no timer lost when the Temporal
  * server restarts.
  */
@@ -174,6 +175,39 @@ describe.runIf(ready)('scaled out: 2 API processes + 2 worker processes on Postg
     expect(await ledger(tenantId)).toEqual({ committed: 150, open: 0 });
     for (const api of apis) await waitFor(async () => (await balance(api.url, key)) === 0, 10_000, 'balance 0 on every API');
   }, 1_500_000);
+
+  it('Idempotency-Key holds across both APIs: concurrent retries of one call on either instance charge it once and replay its answer', async () => {
+    const { tenantId, key } = await tenant(0);
+    const keyed = (url: string, img: Buffer, idem: string) => {
+      const fd = new FormData();
+      fd.append('image', new Blob([new Uint8Array(img)], { type: 'image/jpeg' }), 'face.jpg');
+      return undiciFetch(`${url}/v1/face/detect`, { method: 'POST', body: fd, headers: { authorization: `Bearer ${key}`, 'idempotency-key': idem }, dispatcher: patient });
+    };
+    const before = await balance(apis[0]!.url, key);
+    // Ten at once, alternating instances: one runs, the others see it in progress (409) or, once it is done, replay it.
+    const racing = await Promise.all(Array.from({ length: 10 }, (_, i) => keyed(apis[i % 2]!.url, image, 'scale-idem-1')));
+    const kinds = await Promise.all(
+      racing.map(async (r) => {
+        const body = await r.text();
+        return { kind: r.status === 200 ? (r.headers.get('idempotent-replayed') === 'true' ? 'replay' : 'first') : `${r.status} ${(JSON.parse(body) as { error: { code: string } }).error.code}`, body };
+      }),
+    );
+    expect(kinds.filter((k) => k.kind === 'first')).toHaveLength(1);
+    expect(kinds.every((k) => ['first', 'replay', '409 idempotency_key_in_use'].includes(k.kind))).toBe(true);
+    const firstBody = kinds.find((k) => k.kind === 'first')!.body;
+    // Afterwards each instance replays the same answer.
+    for (const api of apis) {
+      const r = await keyed(api.url, image, 'scale-idem-1');
+      expect(r.status).toBe(200);
+      expect(r.headers.get('idempotent-replayed')).toBe('true');
+      expect(await r.text()).toBe(firstBody);
+    }
+    // Another image with the key is refused on either instance.
+    const other = await sharp(image).flop().jpeg().toBuffer();
+    for (const api of apis) expect((await keyed(api.url, other, 'scale-idem-1')).status).toBe(422);
+    expect(await ledger(tenantId)).toEqual({ committed: 1, open: 0 });
+    for (const api of apis) await waitFor(async () => (await balance(api.url, key)) === before - 1, 10_000, 'one credit spent, seen by every API');
+  }, 600_000);
 
   it('a tenant limited to N requests per minute gets exactly N through across both instances', async () => {
     const { key } = await tenant(0, { rpm: '7' }); // face detection is a standard route: 7 per minute (and 20 monthly credits)

@@ -47,6 +47,7 @@ describe('composition root', () => {
       registryProvider: 'sandbox',
       emailVerifier: 'dns-smtp',
       rateLimiter: 'memory',
+      idempotency: 'sqlite',
     });
   });
 

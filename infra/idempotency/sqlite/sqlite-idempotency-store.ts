@@ -1,0 +1,92 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BeginOutcome, IdempotencyStore, StoredResponse } from '../../ports/idempotency-store.ts';
+
+/** Expired records are deleted at most this often (ms), in batches, from `begin`. */
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH = 500;
+
+interface Row {
+  fingerprint: string;
+  owner: string;
+  state: 'in_progress' | 'completed';
+  response: string | null;
+  expires_at: number;
+}
+
+/**
+ * Embedded idempotency store: one SQLite file (WAL), table `idempotency_keys` keyed by (tenant, key).
+ * `begin` runs in an IMMEDIATE transaction, so it is atomic across every connection to the file (several
+ * processes on one DATA_DIR included). Records carry their own expiry (the lease while in progress, the
+ * TTL once completed); a live record is one whose expiry is after the caller's `nowMs`. Expired rows are
+ * deleted in batches at most once a minute.
+ */
+export class SqliteIdempotencyStore implements IdempotencyStore {
+  private readonly db: Database.Database;
+  private readonly beginTx: (tenantId: string, key: string, fingerprint: string, owner: string, leaseMs: number, nowMs: number) => BeginOutcome;
+  private readonly completeStmt: Database.Statement;
+  private readonly releaseStmt: Database.Statement;
+  private readonly purgeStmt: Database.Statement;
+  private lastPurge = 0;
+
+  /** @param file the database file (created with its directory), or `:memory:` */
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
+      tenant_id TEXT NOT NULL,
+      key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      owner TEXT NOT NULL,
+      state TEXT NOT NULL,
+      response TEXT,
+      expires_at INTEGER NOT NULL,
+      PRIMARY KEY (tenant_id, key)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);`);
+    const get = this.db.prepare<[string, string], Row>('SELECT fingerprint, owner, state, response, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?');
+    const put = this.db.prepare(
+      `INSERT INTO idempotency_keys (tenant_id, key, fingerprint, owner, state, response, expires_at) VALUES (?, ?, ?, ?, 'in_progress', NULL, ?)
+       ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, owner = excluded.owner, state = 'in_progress', response = NULL, expires_at = excluded.expires_at`,
+    );
+    const tx = this.db.transaction((tenantId: string, key: string, fingerprint: string, owner: string, leaseMs: number, nowMs: number): BeginOutcome => {
+      const row = get.get(tenantId, key);
+      if (row && row.expires_at > nowMs) {
+        if (row.state === 'completed') return { state: 'completed', fingerprint: row.fingerprint, response: JSON.parse(row.response!) as StoredResponse };
+        return { state: 'in_progress', fingerprint: row.fingerprint };
+      }
+      put.run(tenantId, key, fingerprint, owner, nowMs + leaseMs);
+      return { state: 'started' };
+    });
+    this.beginTx = (...args) => tx.immediate(...args);
+    this.completeStmt = this.db.prepare(
+      `UPDATE idempotency_keys SET state = 'completed', response = ?, expires_at = ? WHERE tenant_id = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+    );
+    this.releaseStmt = this.db.prepare(`DELETE FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND owner = ? AND state = 'in_progress'`);
+    this.purgeStmt = this.db.prepare(`DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`);
+  }
+
+  async begin(tenantId: string, key: string, fingerprint: string, owner: string, leaseMs: number, nowMs: number): Promise<BeginOutcome> {
+    if (nowMs - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = nowMs;
+      this.purgeStmt.run(nowMs);
+    }
+    return this.beginTx(tenantId, key, fingerprint, owner, leaseMs, nowMs);
+  }
+
+  async complete(tenantId: string, key: string, owner: string, response: StoredResponse, ttlMs: number, nowMs: number): Promise<boolean> {
+    return this.completeStmt.run(JSON.stringify(response), nowMs + ttlMs, tenantId, key, owner).changes > 0;
+  }
+
+  async release(tenantId: string, key: string, owner: string): Promise<void> {
+    this.releaseStmt.run(tenantId, key, owner);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

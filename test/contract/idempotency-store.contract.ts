@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IdempotencyStore, StoredResponse } from '../../infra/ports/idempotency-store.ts';
+
+/**
+ * Contract of the idempotency-store port (`infra/ports/idempotency-store.ts`). `factory` opens stores
+ * sharing one backing store (the same SQLite file; the same Redis server and prefix), so "two API
+ * processes" are two calls.
+ */
+export function idempotencyStoreContract(name: string, factory: () => IdempotencyStore): void {
+  describe(`idempotency store contract: ${name}`, () => {
+    const opened: IdempotencyStore[] = [];
+    const open = (): IdempotencyStore => {
+      const s = factory();
+      opened.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+    const uid = () => Math.random().toString(36).slice(2);
+    const answer: StoredResponse = { status: 201, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"success":true,"data":{"n":"ñ"}}', base64: false };
+
+    it('exactly one of many concurrent begins across instances takes a key; the others see it in progress with its fingerprint', async () => {
+      const a = open();
+      const b = open();
+      const tenant = `ten_${uid()}`;
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).begin(tenant, 'key-1', `fp-${i}`, `owner-${i}`, 60_000, Date.now())));
+      const started = results.flatMap((r, i) => (r.state === 'started' ? [i] : []));
+      expect(started).toHaveLength(1);
+      for (const r of results) if (r.state === 'in_progress') expect(r.fingerprint).toBe(`fp-${started[0]}`);
+      expect(results.filter((r) => r.state === 'in_progress')).toHaveLength(19);
+    });
+
+    it('a completed key answers its stored response (bytes too) to every instance until its TTL; keys are per tenant', async () => {
+      const a = open();
+      const b = open();
+      const tenant = `ten_${uid()}`;
+      expect(await a.begin(tenant, 'k', 'fp', 'o1', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await a.complete(tenant, 'k', 'o1', answer, 60_000, Date.now())).toBe(true);
+      expect(await b.begin(tenant, 'k', 'other', 'o2', 60_000, Date.now())).toEqual({ state: 'completed', fingerprint: 'fp', response: answer });
+      // Another tenant's same key is its own.
+      expect(await b.begin(`ten_${uid()}`, 'k', 'fp', 'o3', 60_000, Date.now())).toEqual({ state: 'started' });
+      const bytes: StoredResponse = { status: 200, headers: {}, body: Buffer.from([0, 255, 1]).toString('base64'), base64: true };
+      expect(await a.begin(tenant, 'bin', 'fp', 'o4', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await a.complete(tenant, 'bin', 'o4', bytes, 60_000, Date.now())).toBe(true);
+      expect(await b.begin(tenant, 'bin', 'fp', 'o5', 60_000, Date.now())).toEqual({ state: 'completed', fingerprint: 'fp', response: bytes });
+    });
+
+    it('a released key is free at once; only its owner releases or completes it', async () => {
+      const a = open();
+      const tenant = `ten_${uid()}`;
+      await a.begin(tenant, 'k', 'fp', 'o1', 60_000, Date.now());
+      await a.release(tenant, 'k', 'someone-else');
+      expect(await a.complete(tenant, 'k', 'someone-else', answer, 60_000, Date.now())).toBe(false);
+      expect((await a.begin(tenant, 'k', 'fp', 'o2', 60_000, Date.now())).state).toBe('in_progress');
+      await a.release(tenant, 'k', 'o1');
+      expect(await a.begin(tenant, 'k', 'fp2', 'o2', 60_000, Date.now())).toEqual({ state: 'started' });
+      // A completed record is not released by its owner's late release.
+      expect(await a.complete(tenant, 'k', 'o2', answer, 60_000, Date.now())).toBe(true);
+      await a.release(tenant, 'k', 'o2');
+      expect((await a.begin(tenant, 'k', 'fp2', 'o3', 60_000, Date.now())).state).toBe('completed');
+    });
+
+    it('an in-progress key whose owner died is free after its lease; a completed one after its TTL', async () => {
+      const a = open();
+      const b = open();
+      const tenant = `ten_${uid()}`;
+      await a.begin(tenant, 'dead', 'fp', 'o1', 150, Date.now());
+      await a.begin(tenant, 'done', 'fp', 'o1', 60_000, Date.now());
+      await a.complete(tenant, 'done', 'o1', answer, 150, Date.now());
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await b.begin(tenant, 'dead', 'fp', 'o2', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await b.begin(tenant, 'done', 'fp', 'o2', 60_000, Date.now())).toEqual({ state: 'started' });
+      // The dead owner's late answer does not overwrite the new holder's record.
+      expect(await a.complete(tenant, 'dead', 'o1', answer, 60_000, Date.now())).toBe(false);
+      expect((await b.begin(tenant, 'dead', 'fp', 'o3', 60_000, Date.now())).state).toBe('in_progress');
+    });
+
+    it('keeps keys of 255 characters with any visible ASCII, and the records survive reopening', async () => {
+      const tenant = `ten_${uid()}`;
+      const key = `${' !"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'}${'x'.repeat(255)}`.slice(0, 255);
+      const a = open();
+      await a.begin(tenant, key, 'fp', 'o1', 60_000, Date.now());
+      await a.complete(tenant, key, 'o1', answer, 60_000, Date.now());
+      await a.close();
+      const b = open();
+      expect(await b.begin(tenant, key, 'fp', 'o2', 60_000, Date.now())).toEqual({ state: 'completed', fingerprint: 'fp', response: answer });
+    });
+  });
+}
