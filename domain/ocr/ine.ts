@@ -182,9 +182,27 @@ function cleanNameRow(s: string): string {
 }
 
 /**
+ * The colony's name from the address row's text before the postal code: the credential prints `COL ` (colonia)
+ * before it, which is not part of the name (issue 30), so it is dropped, also as OCR reads it (`COLCENTRO`, the
+ * space lost; `C0L`, `CQL`, `COR`, `COI`). A word that starts with those letters is kept (`COLINAS DEL SUR`,
+ * `COLONIAL`, `COLEGIO`), and so are the other settlement types the credential prints (`FRACC`, `BARRIO`,
+ * `UNIDAD`...), which tell a different kind of place.
+ */
+export function colonyName(text: string): string {
+  const t = text.trim();
+  const spaced = /^(?:COLONIA|C[O0Q][LRI1])(?:\s+|\.\s*)(\S.*)$/.exec(t);
+  if (spaced) return spaced[1]!.trim();
+  // Glued to the next word, `COL` is the prefix only when the word does not itself start with it.
+  const glued = /^COL([A-ZÁÉÍÓÚÑ]{3}.*)$/.exec(t);
+  if (glued && !/^COL(?:INA|ON|OR|EGIO|ECT|IMA|OMB|LAD)/.test(t)) return glued[1]!.trim();
+  return t;
+}
+
+/**
  * Splits the address block into the spec's `detailAddress`. Layout on the credential (INE, "Domicilio"):
  * row 1 street and number, row 2 colony followed by the 5-digit postal code, row 3 `MUNICIPALITY, STATE.`
- * (a 4-row variant wraps a long street). Parsed by content (postal code, comma), not by position alone.
+ * (a 4-row variant wraps a long street). Parsed by content (postal code, comma), not by position alone. The
+ * colony comes without its printed `COL ` prefix ({@link colonyName}).
  */
 export function splitIneAddress(rows: readonly string[]): { streetAndNumber: string; colony: string; zipCode: string; city: string; state: string } {
   const r = rows.map((x) => x.trim()).filter(Boolean);
@@ -204,8 +222,7 @@ export function splitIneAddress(rows: readonly string[]): { streetAndNumber: str
     colony = r[1] ?? '';
     cityState = r.slice(2).join(' ');
   }
-  // The colony keeps its printed prefix (COL, FRACC, BARRIO...), as the credential prints it.
-  colony = colony.replace(/^COL(?=[A-ZÁÉÍÓÚÑ]{3})/, 'COL ').replace(/^C[O0Q][RI1]\s/, 'COL ').trim();
+  colony = colonyName(colony);
   let city = cityState;
   let state = '';
   const comma = cityState.lastIndexOf(',');

@@ -125,7 +125,8 @@ export async function generateDocument(o: GenerateOptions): Promise<GeneratedDoc
     fields = {
       curp: person.curp, claveElector: person.claveElector, ...fullName, dateOfBirth: person.dateOfBirth, dateOfExpiry: card.expiryYear, gender: person.gender,
       address: card.addressLines.join(' '),
-      detailAddress: { streetAndNumber: a.streetAndNumber, colony: a.colony, zipCode: a.zipCode, city: a.city, state: a.state },
+      // The card prints `COL ` before the colony's name; the field is the name alone (issue 30).
+      detailAddress: { streetAndNumber: a.streetAndNumber, colony: a.colony.replace(/^COL /, ''), zipCode: a.zipCode, city: a.city, state: a.state },
       section: card.section, mrz: card.mrz.join('\n'), documentVersion: model,
     } satisfies IneFields;
     validation = { mrz: 'ok', mrzFields: ALL_CHECKS, curp: 'ok', expired: ref > `${card.expiryYear}-12-31` };

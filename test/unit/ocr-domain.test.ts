@@ -8,7 +8,7 @@ import { scoreAuthenticity } from '../../domain/ocr/authenticity.ts';
 import { billLabelOf, dateIn, money, parseBill, periodIn } from '../../domain/ocr/bills.ts';
 import { OcrError } from '../../domain/ocr/errors.ts';
 import { buildIneResult, foreignMrzState, isExpired } from '../../domain/ocr/identity.ts';
-import { findTd1Lines, parseDmy, splitIneAddress } from '../../domain/ocr/ine.ts';
+import { colonyName, findTd1Lines, parseDmy, splitIneAddress } from '../../domain/ocr/ine.ts';
 import { restoreDiacritics, snapStateAbbreviation } from '../../domain/ocr/lexicon.ts';
 import { enyeFromCurp } from '../../domain/ocr/curp-spelling.ts';
 import { generateCurp } from '../../domain/curp/index.ts';
@@ -69,9 +69,23 @@ describe('codes and labels', () => {
     expect(isExpired('', '2026-01-01')).toBeNull();
   });
   it('splits an INE address by content (postal code, comma)', () => {
-    expect(splitIneAddress(['AV REFORMA 123 INT 4', 'COL JUÁREZ 06600', 'CUAUHTÉMOC, CDMX.'])).toEqual({ streetAndNumber: 'AV REFORMA 123 INT 4', colony: 'COL JUÁREZ', zipCode: '06600', city: 'CUAUHTÉMOC', state: 'CDMX' });
+    expect(splitIneAddress(['AV REFORMA 123 INT 4', 'COL JUÁREZ 06600', 'CUAUHTÉMOC, CDMX.'])).toEqual({ streetAndNumber: 'AV REFORMA 123 INT 4', colony: 'JUÁREZ', zipCode: '06600', city: 'CUAUHTÉMOC', state: 'CDMX' });
     // A long street wraps onto two rows: the colony is still the row with the postal code.
-    expect(splitIneAddress(['PRIV DE LOS INSURGENTES', 'NORTE 45', 'COL CENTRO 50000', 'TOLUCA, MEX.'])).toMatchObject({ streetAndNumber: 'PRIV DE LOS INSURGENTES NORTE 45', colony: 'COL CENTRO', city: 'TOLUCA', state: 'MEX' });
+    expect(splitIneAddress(['PRIV DE LOS INSURGENTES', 'NORTE 45', 'COL CENTRO 50000', 'TOLUCA, MEX.'])).toMatchObject({ streetAndNumber: 'PRIV DE LOS INSURGENTES NORTE 45', colony: 'CENTRO', city: 'TOLUCA', state: 'MEX' });
+  });
+  it('gives the colony without the printed COL prefix, also as OCR reads it, and keeps names that start with COL (issue 30)', () => {
+    const colony = (row: string) => splitIneAddress(['C HIDALGO 12', row, 'LEON, GTO.']).colony;
+    expect(colony('COL JARDINES DEL MORAL 37160')).toBe('JARDINES DEL MORAL');
+    expect(colony('COLCENTRO 06000')).toBe('CENTRO'); // the space lost
+    expect(colony('C0L DEL VALLE 03100')).toBe('DEL VALLE');
+    expect(colony('COR SAN JUAN DE DIOS 37004')).toBe('SAN JUAN DE DIOS');
+    expect(colony('COL. ROMA NORTE 06700')).toBe('ROMA NORTE');
+    expect(colony('COLONIA ROMA NORTE 06700')).toBe('ROMA NORTE');
+    expect(colony('COL COLINAS DEL SUR 37160')).toBe('COLINAS DEL SUR');
+    expect(colony('COLINAS DEL SUR 37160')).toBe('COLINAS DEL SUR');
+    expect(colony('COLONIAL 37160')).toBe('COLONIAL');
+    expect(colony('FRACC LAS AGUILAS 45080')).toBe('FRACC LAS AGUILAS');
+    expect(colonyName('COL CENTRO')).toBe('CENTRO');
   });
   it('never adds an accent or Ñ the recogniser did not read; places a read accent; snaps state abbreviations', () => {
     expect(restoreDiacritics('GARCIA NUNEZ VERONICA')).toBe('GARCIA NUNEZ VERONICA');
@@ -121,7 +135,7 @@ describe('INE composition', () => {
       gender: 'H',
       // As read: `CUAUHTEMOC` was read without its accent and stays so (issue 18), `MARTÍN` with it.
       address: 'C SAN MARTÍN 123 COL CENTRO 06000 CUAUHTEMOC, CDMX.',
-      detailAddress: { streetAndNumber: 'C SAN MARTÍN 123', colony: 'COL CENTRO', zipCode: '06000', city: 'CUAUHTEMOC', state: 'CDMX' },
+      detailAddress: { streetAndNumber: 'C SAN MARTÍN 123', colony: 'CENTRO', zipCode: '06000', city: 'CUAUHTEMOC', state: 'CDMX' },
       section: '0423',
       mrz: MRZ.join('\n'),
       documentVersion: 'G',
@@ -170,7 +184,7 @@ describe('INE composition', () => {
     );
     const r = buildIneResult(front, null, '2026-06-01');
     expect(r.fields.address).toBe('C BENITO JUAREZ 1080 COL REFORMA 68050 OAXACA DE JUAREZ, OAX.');
-    expect(r.fields.detailAddress).toEqual({ streetAndNumber: 'C BENITO JUAREZ 1080', colony: 'COL REFORMA', zipCode: '68050', city: 'OAXACA DE JUAREZ', state: 'OAX' });
+    expect(r.fields.detailAddress).toEqual({ streetAndNumber: 'C BENITO JUAREZ 1080', colony: 'REFORMA', zipCode: '68050', city: 'OAXACA DE JUAREZ', state: 'OAX' });
   });
 
   it('a wrong CURP check digit is curp failed', () => {
