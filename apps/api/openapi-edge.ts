@@ -4,12 +4,14 @@
  * route, in the error shape of the route's group (spec, Errors): 401 `unauthorized`, 403
  * `insufficient_permissions`, 429 `rate_limit_exceeded` / `concurrency_limit_exceeded` and, on priced
  * routes, the general `insufficient_credits` body (registry routes document their own 402). Routes keep
- * their serialization schemas as they are: this runs in @fastify/swagger's `transform`, after the zod
+ * their serialization schemas as they are. Charged POSTs also document the `Idempotency-Key` header, its
+ * 409 and 422 refusals and the `Idempotent-Replayed` header of a replay. This runs in @fastify/swagger's `transform`, after the zod
  * schemas were turned into JSON Schema, and never changes what a route writes.
  */
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { mayCharge } from './edge.ts';
 import type { ErrorShape } from './errors.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.ts';
 
 type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
 type JsonSchema = Record<string, unknown>;
@@ -24,6 +26,33 @@ const BILLING_HEADERS: Record<string, JsonSchema> = {
   'X-Credit-Balance': { type: 'string', description: 'Credits available after this call.' },
   'X-Credit-Cost': { type: 'string', description: 'Credits this call cost (what it would have cost, on an insufficient-credits answer).' },
   'X-Request-Id': { type: 'string', description: 'Request id (echoes a valid incoming X-Request-Id).' },
+};
+
+/**
+ * The `Idempotency-Key` request header of every charged POST (apps/api/idempotency.ts), one definition
+ * for all of them. A header schema here only documents: the routes' validation never sees it.
+ */
+export const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+  pattern: '^[\\x20-\\x7E]+$',
+  description:
+    'Optional key (1-255 visible ASCII characters; a UUID v4 is a good choice) making a retry of this charged call safe (Stripe\'s convention, ' +
+    'IETF draft-ietf-httpapi-idempotency-key-header; the draft\'s quoted form `"..."` names the same key). Keys are per tenant. ' +
+    'Within 24 hours, the same key with the same request (method, path with query, and body: JSON by value, multipart by its fields and ' +
+    "each file's name, type and bytes) answers the first 2xx answer again, with `Idempotent-Replayed: true`, and charges nothing (`X-Credit-Cost: 0`). " +
+    'The same key with another request: 422 `idempotency_key_reused`. While the first call still runs: 409 `idempotency_key_in_use` ' +
+    '(Retry-After). An empty key, one over 255 characters or with other characters: 400 `invalid_idempotency_key`. ' +
+    'An answer that is not 2xx is not kept (it was not charged): retrying it with the same key runs the call again.',
+  example: '5f0c6a7e-2b1d-4c1e-9a43-8d2f7f3b9c10',
+};
+
+/** The header of a replayed answer. */
+const IDEMPOTENT_REPLAYED: JsonSchema = {
+  type: 'string',
+  enum: ['true'],
+  description: 'Present on an answer replayed for a repeated `Idempotency-Key` (the call ran once, earlier; this answer cost 0 credits).',
 };
 
 /** The error body of a group (spec, Errors), with `codes` as the documented values of its code field. */
@@ -67,6 +96,18 @@ const INSUFFICIENT_CREDITS: JsonSchema = {
   },
 };
 
+/** Documents `body` at `status`: alone, or beside the route's own answer at that status (either may come). */
+function addAnswer(response: Record<string, JsonSchema>, status: string, description: string, body: JsonSchema): void {
+  const own = response[status];
+  if (!own) {
+    response[status] = { description, ...body };
+    return;
+  }
+  if ('content' in own) return; // a route that lists media types itself keeps its own entry
+  const { description: ownDescription, ...ownBody } = own;
+  response[status] = { description: `${ownDescription ? `${String(ownDescription)}; or ` : ''}${description}`, anyOf: [ownBody, body] };
+}
+
 /**
  * @fastify/swagger `transform`: the type provider's `jsonSchemaTransform`, then the edge's answers and the
  * billing headers added to the route's responses (codes a route documents itself are left as they are).
@@ -95,6 +136,19 @@ export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeo
           : { description: '`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`.', ...limits };
     }
   }
-  for (const code of Object.keys(response)) response[code] = { ...response[code], headers: BILLING_HEADERS };
-  return { ...out, schema: { ...schema, ...(description ? { description } : {}), response } };
+  // Charged POSTs take an Idempotency-Key (apps/api/idempotency.ts): the header, its refusals and the replay marker.
+  const keyed = config.auth !== false && mayCharge(config, input.url, input.route.method) && [input.route.method].flat().includes('POST');
+  let headers = schema.headers as JsonSchema | undefined;
+  if (keyed) {
+    const shape = config.errorShape ?? 'structured';
+    addAnswer(response, '409', '`idempotency_key_in_use`: a request with this `Idempotency-Key` is still running (with Retry-After).', errorBody(shape, ['idempotency_key_in_use']));
+    addAnswer(response, '422', '`idempotency_key_reused`: this `Idempotency-Key` was used with a different request within 24 hours.', errorBody(shape, ['idempotency_key_reused']));
+    const own = (headers ?? { type: 'object', properties: {} }) as JsonSchema & { properties?: Record<string, JsonSchema> };
+    headers = { ...own, type: 'object', properties: { ...(own.properties ?? {}), 'Idempotency-Key': IDEMPOTENCY_KEY_PARAMETER } };
+  }
+  for (const code of Object.keys(response)) {
+    const replayable = keyed && code.startsWith('2');
+    response[code] = { ...response[code], headers: replayable ? { ...BILLING_HEADERS, 'Idempotent-Replayed': IDEMPOTENT_REPLAYED } : BILLING_HEADERS };
+  }
+  return { ...out, schema: { ...schema, ...(headers ? { headers } : {}), ...(description ? { description } : {}), response } };
 }

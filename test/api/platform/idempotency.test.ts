@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { registerTestRoutes } from '../../helpers/test-routes.ts';
 import { faceCrop, noFace } from '../face/fixtures.ts';
+import { CREDIT_COSTS } from '../../../domain/plans/plans.ts';
 
 let s: TestServer;
 const dataDir = mkdtempSync(join(tmpdir(), 'sello-idem-api-'));
@@ -173,4 +174,35 @@ describe('Idempotency-Key on a charged multipart upload (POST /v1/face/detect)',
     expect(await afterRestart.json()).toEqual(body);
     expect(await balance(key)).toBe(before - 1);
   }, 120_000);
+});
+
+describe('OpenAPI document', () => {
+  it('every charged POST documents the Idempotency-Key header (one definition), its 409 and 422 answers and Idempotent-Replayed; free routes do not', async () => {
+    const doc = (await (await s.fetch('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean; schema: { maxLength?: number }; description?: string }[]; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }> }>>;
+    };
+    const charged = Object.keys(CREDIT_COSTS)
+      .filter((k) => k.startsWith('POST '))
+      .map((k) => k.slice(5).replace(/:([A-Za-z]+)/g, '{$1}'));
+    expect(charged.length).toBeGreaterThanOrEqual(17);
+    const descriptions = new Set<string>();
+    for (const path of charged) {
+      const op = doc.paths[path]?.post;
+      expect(op, path).toBeDefined();
+      const header = op!.parameters?.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+      expect(header, path).toBeDefined();
+      expect(header!.required ?? false).toBe(false);
+      expect(header!.schema.maxLength).toBe(255);
+      descriptions.add(header!.description ?? '');
+      expect(JSON.stringify(op!.responses['409']), path).toContain('idempotency_key_in_use');
+      expect(JSON.stringify(op!.responses['422']).toLowerCase(), path).toContain('idempotency_key_reused');
+      const ok = Object.entries(op!.responses).find(([code]) => code.startsWith('2'))!;
+      expect(Object.keys(ok[1].headers ?? {}), path).toContain('Idempotent-Replayed');
+    }
+    expect(descriptions.size).toBe(1);
+    expect([...descriptions][0]).toMatch(/24 hours.*422 `idempotency_key_reused`.*409 `idempotency_key_in_use`/s);
+    // A free POST and a charged GET take no key.
+    expect(JSON.stringify(doc.paths['/v1/webhooks/endpoints']?.post ?? {})).not.toContain('Idempotency-Key');
+    expect(JSON.stringify(doc.paths['/v1/email/verify']?.get ?? {})).not.toContain('Idempotency-Key');
+  });
 });
