@@ -12,6 +12,8 @@ import type { Platform } from '../platform/types.ts';
 import { clientErrorResponse, registerEdge, setBillingHeaders } from './edge.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
 import { edgeDocumentedTransform } from './openapi-edge.ts';
+import { documentTransform } from './openapi-docs.ts';
+import { SWAGGER_UI_BRANDING } from './docs-branding.ts';
 import { responseSerializerCompiler } from './serializer.ts';
 import { ApiError, PlatformErrors, renderError } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -98,19 +100,22 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
         description:
           'Identity and KYC API for Mexico. Authenticate with `Authorization: Bearer sk_live_…` (or `sk_test_…`). ' +
           'Every response carries the billing headers X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Tier, ' +
-          'X-RateLimit-Billing-Method, X-Credit-Balance, X-Credit-Cost and X-Request-Id. Credits are charged only on 2xx answers.',
+          'X-RateLimit-Billing-Method, X-Credit-Balance, X-Credit-Cost and X-Request-Id. Credits are charged only on 2xx answers. ' +
+          'This document is served at `/openapi.json` (no credentials needed); the reference you may be reading is at `/docs`.',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (sk_live_/sk_test_) or, on e-mail endpoints, a dashboard session JWT' } } },
       security: [{ bearerAuth: [] }],
     },
     // The type provider's transform plus the edge's answers (401/403/429) and the billing headers.
     transform: edgeDocumentedTransform,
+    // Operation ids, upload bodies and binary answers the routes' validation schemas do not carry.
+    transformObject: documentTransform,
   });
   app.addHook('onRoute', (route) => {
     // Swagger UI's own routes are public like the document itself.
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), auth: false };
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, { routePrefix: '/docs', ...SWAGGER_UI_BRANDING });
 
   registerEdge(app, ctx);
 

@@ -132,7 +132,7 @@ export function edgeDocumentedTransform(input: TransformInput): ReturnType<typeo
       const limits = errorBody(shape, ['rate_limit_exceeded', 'concurrency_limit_exceeded']);
       response['429'] =
         priced && shape !== 'registry'
-          ? { description: "`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`, in the group's error shape; or `insufficient_credits` (spec, Insufficient credits).", oneOf: [limits, INSUFFICIENT_CREDITS] }
+          ? { description: "`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`, in the group's error shape; or `insufficient_credits` (spec, Insufficient credits).", anyOf: [limits, INSUFFICIENT_CREDITS] }
           : { description: '`rate_limit_exceeded` (with Retry-After) or `concurrency_limit_exceeded`.', ...limits };
     }
   }

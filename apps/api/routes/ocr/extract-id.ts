@@ -7,6 +7,9 @@ import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
 import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, maskCode, ocrError, parseBool, readOcrInput, todayOf } from './common.ts';
 
+/** The API's one convention for `gender`, on both document types (spec: INE `H` or `M`). */
+const GENDER_DOC = "Sex as the INE writes it: `H` (hombre, male) or `M` (mujer, female); '' when it could not be read.";
+
 const S = (d: string, example?: string) => (example ? z.string().describe(d).meta({ example }) : z.string().describe(d));
 
 const IneFieldsSchema = z.object({
@@ -18,7 +21,7 @@ const IneFieldsSchema = z.object({
   surname: S('Both surnames.', 'PEÑA MUÑOZ'),
   dateOfBirth: S('YYYY-MM-DD; from the MRZ with a back, else from the CURP.', '1990-01-02'),
   dateOfExpiry: S('Year the credential is valid through (VIGENCIA), e.g. 2030.', '2030'),
-  gender: S('H or M.', 'H'),
+  gender: S(GENDER_DOC, 'H'),
   address: S('Full address as printed.'),
   detailAddress: z.object({ streetAndNumber: z.string(), colony: z.string(), zipCode: z.string(), city: z.string(), state: z.string() }),
   section: S('Electoral section (4 digits).', '0423'),
@@ -35,7 +38,7 @@ const PassportFieldsSchema = z.object({
   surname: z.string(),
   dateOfBirth: z.string(),
   dateOfExpiry: z.string(),
-  gender: z.string(),
+  gender: S(`${GENDER_DOC} Passports use the same letters as the INE: the MRZ's \`M\` (male) is returned as \`H\` and its \`F\` (female) as \`M\`; an MRZ \`X\` or \`<\` (unspecified) is returned as ''.`, 'M'),
   nationality: z.string(),
   issuingCountry: z.string(),
   mrz: z.string(),

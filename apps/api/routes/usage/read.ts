@@ -27,10 +27,10 @@ const SummaryResponse = z.object({
   summary: z.object({
     current_month_calls: num.describe('Calls (any status) since the 1st of this month, UTC.'),
     previous_month_calls: num.describe('Calls in the previous UTC month.'),
-    limit: z.union([num, z.literal('unlimited')]).describe("The plan's monthly credit allowance (a call costs at least one credit), or `unlimited` (Enterprise)."),
-    percent_used: z.string().describe('Share of the monthly allowance used, one decimal and `%`.').meta({ example: '12.5%' }),
+    limit: z.union([num, z.literal('unlimited')]).describe("Credits, not calls: the plan's monthly credit allowance (a call costs one credit or more, see X-Credit-Cost), or `unlimited` (Enterprise)."),
+    percent_used: z.string().describe('Credits, not calls: share of the monthly credit allowance (`limit`) spent this month, one decimal and `%` (at most 100%; `0.0%` on Enterprise).').meta({ example: '12.5%' }),
     trend: z.string().describe('Calls this month vs the previous month: signed percent, `n/a` when the previous month had none.').meta({ example: '+8.3%' }),
-    remaining_calls: z.union([num, z.literal('unlimited')]).describe('Monthly allowance left (credits), or `unlimited`.'),
+    remaining_calls: z.union([num, z.literal('unlimited')]).describe('Credits, not calls, despite its name (kept from the spec): the monthly credit allowance left, `limit` minus the credits spent this month (never below 0; purchased credits not included: see /v1/credits/balance), or `unlimited`.'),
   }),
   by_endpoint: z.record(z.string(), num).describe('Calls this month per service group (`face`, `ocr`, `usage`, ...).'),
   subscription_tier: z.string().meta({ example: 'pro' }),
