@@ -15,6 +15,8 @@ export interface AuditEntry {
   ip_address?: string;
   user_agent?: string;
   reason?: string | null;
+  /** `document_signed` with a drawn signature: SHA-256 (hex) of the image, the one the sealed PDF shows. */
+  image_sha256?: string;
   /** SHA-256 of the previous entry (of the PDF for the first). */
   prev_hash: string;
   /** SHA-256 of this entry: `entryHash(event, data)`. */
@@ -41,6 +43,7 @@ export function auditEntries(events: readonly Raw[]): AuditEntry[] {
     if (typeof d.ip_address === 'string') entry.ip_address = d.ip_address;
     if (typeof d.user_agent === 'string') entry.user_agent = d.user_agent;
     if ('reason' in d) entry.reason = (d.reason as string | null) ?? null;
+    if (typeof d.image_sha256 === 'string') entry.image_sha256 = d.image_sha256;
     return entry;
   });
 }

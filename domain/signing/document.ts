@@ -110,6 +110,8 @@ export interface SignerState extends SignerSpec {
   method: 'typed' | 'drawn' | null;
   typed_name: string | null;
   image_blob: string | null;
+  /** SHA-256 (hex) of the drawn image the `document_signed` entry logged (null for a typed signature). */
+  image_sha256: string | null;
   reminder_sent_at: string | null;
   declined_at: string | null;
   decline_reason: string | null;
@@ -260,6 +262,7 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
           method: null,
           typed_name: null,
           image_blob: null,
+          image_sha256: null,
           reminder_sent_at: null,
           declined_at: null,
           decline_reason: null,
@@ -295,6 +298,7 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
         method: d.method,
         typed_name: d.typed_name,
         image_blob: d.image_blob,
+        image_sha256: d.image_sha256,
       }));
       return { ...base, signers, status: 'partially_signed' };
     }

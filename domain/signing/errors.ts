@@ -40,6 +40,13 @@ export const SIGNING_ERROR_STATUS = {
   seal_unavailable: 503,
   /** The configured timestamp authority did not answer usably; finalize can be retried. */
   timestamp_unavailable: 503,
+  /** Another finalize of the document is sealing it now (issue 31); retry after `Retry-After` (then `document_locked` once done). */
+  finalize_in_progress: 409,
+  /**
+   * A drawn signature's stored image is missing or does not hash to the `image_sha256` its `document_signed`
+   * entry logged: the document is not sealed with an image other than the audited one (issue 31).
+   */
+  signature_image_mismatch: 500,
 } as const;
 
 export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;

@@ -40,6 +40,7 @@ import { inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
 import { checkSignature, findSignatures } from '../../domain/signing/pades.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
+import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
 
 export interface SigningSettings {
   /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
@@ -177,6 +178,39 @@ export function createSigningService(deps: SigningDeps) {
     return b;
   }
 
+  /**
+   * Appends the finalize claim of a document (see domain/signing/finalize-claim.ts).
+   * @returns the claim's id and the revision of its `claimed` event (what its release expects).
+   * @throws SigningError `finalize_in_progress` while another finalize holds an unexpired claim.
+   */
+  async function claimFinalize(documentId: string, tenantId: string): Promise<{ claimId: string; revision: number }> {
+    const stream = finalizeClaimStream(documentId);
+    const { events: evs, currentRevision } = await events.readStream(stream);
+    const now = clock.now();
+    const busy = (expiresAt: string | null) =>
+      new SigningError('finalize_in_progress', 'Another finalize of this document is sealing it now; retry shortly', {
+        document_id: documentId,
+        retry_after_seconds: expiresAt ? Math.max(1, Math.min(5, Math.ceil((Date.parse(expiresAt) - now) / 1000))) : 5,
+      });
+    const held = activeClaim(evs, now);
+    if (held) throw busy(held.expiresAt);
+    const claimId = `fin_${randomBytes(8).toString('hex')}`;
+    try {
+      const r = await events.append(stream, [{ type: FINALIZE_CLAIMED, data: { claim_id: claimId, at: iso(now), expires_at: iso(now + FINALIZE_CLAIM_LEASE_MS) }, metadata: { tenant_id: tenantId } }], {
+        expectedRevision: currentRevision ?? 'no_stream',
+      });
+      return { claimId, revision: r.nextExpectedRevision };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw busy(null);
+      throw error;
+    }
+  }
+
+  /** Releases a claim (a no-op when it lapsed and another finalize claimed the document since). */
+  async function releaseFinalize(documentId: string, tenantId: string, claim: { claimId: string; revision: number }): Promise<void> {
+    await events.append(finalizeClaimStream(documentId), [{ type: FINALIZE_RELEASED, data: { claim_id: claim.claimId, at: iso(clock.now()) }, metadata: { tenant_id: tenantId } }], { expectedRevision: claim.revision });
+  }
+
   const service = {
     view,
     load,
@@ -271,38 +305,59 @@ export function createSigningService(deps: SigningDeps) {
 
     /** `signed` -> `completed`: renders, PAdES-signs and stores the three final files, then logs the hashes. */
     async finalize(tenantId: string, documentId: string, user: string) {
-      const { state: s, raw } = await load(documentId);
-      if (!s.exists || s.deleted || s.tenant_id !== tenantId) throw new SigningError('document_not_found', 'Document not found', { document_id: documentId });
-      const now = clock.now();
-      assertFinalizable(s, now);
-      const images: [string, Uint8Array][] = [];
-      for (const signer of s.signers) {
-        if (!signer.image_blob) continue;
-        const png = await blobs.get(signer.image_blob);
-        if (png && png.length > 0) images.push([signer.id, new Uint8Array(png)]);
+      const before = (await load(documentId)).state;
+      if (!before.exists || before.deleted || before.tenant_id !== tenantId) throw new SigningError('document_not_found', 'Document not found', { document_id: documentId });
+      assertFinalizable(before, clock.now());
+      // Claim the transition before sealing (issue 31): racing finalizes seal once, the others answer 409.
+      const claim = await claimFinalize(documentId, tenantId);
+      const written: string[] = [];
+      let recorded = false;
+      try {
+        // Read after the claim: a finalize that completed meanwhile shows here (document_locked).
+        const { state: s, raw } = await load(documentId);
+        const now = clock.now();
+        assertFinalizable(s, now);
+        const images: [string, Uint8Array][] = [];
+        for (const signer of s.signers) {
+          if (!signer.image_blob) continue;
+          const png = await blobs.get(signer.image_blob);
+          // Seal only the image whose hash the signature's audit entry logged (issue 31).
+          if (!png || (signer.image_sha256 !== null && sha256(png) !== signer.image_sha256)) {
+            throw new SigningError('signature_image_mismatch', `The stored signature image of signer ${signer.id} is ${png ? 'not the one its audit entry names' : 'missing'}; the document is not sealed`, { document_id: documentId, signer_id: signer.id });
+          }
+          images.push([signer.id, new Uint8Array(png)]);
+        }
+        const orig = await original(s);
+        const finalizedAt = iso(now);
+        const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s) });
+        const finalPdf = Buffer.from(sealed.pdf);
+        const withAudit = Buffer.from(sealed.withAudit);
+        const certificate = Buffer.from(sealed.certificate);
+        const [finalSha256, auditSha256, certificateSha256] = [finalPdf, withAudit, certificate].map(sha256) as [string, string, string];
+        for (const [bytes, hash] of [[finalPdf, finalSha256], [withAudit, auditSha256], [certificate, certificateSha256]] as const) {
+          written.push(finalKey(s, hash));
+          await blobs.put(finalKey(s, hash), bytes, { contentType: 'application/pdf' });
+        }
+        const { state } = await execute(
+          documentId,
+          (st) =>
+            decideFinalize(
+              st,
+              { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user },
+              // the instant the sealed certificate of completion states (finalizedAt), not the time sealing ended
+              now,
+            ),
+          {},
+        );
+        recorded = true;
+        await deps.catchUp();
+        const u = urls(state);
+        return { document_id: documentId, status: state.status, finalized_at: state.finalized_at, download_url: u.download_url, certificate_url: u.certificate_url, final_sha256: state.final_sha256, audit_chain_head: s.last_hash };
+      } finally {
+        // Files of a finalize that was not recorded are nobody's: remove them, then free the claim.
+        if (!recorded) for (const key of written) await blobs.delete(key).catch(() => false);
+        await releaseFinalize(documentId, tenantId, claim).catch(() => undefined);
       }
-      const orig = await original(s);
-      const finalizedAt = iso(now);
-      const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s) });
-      const finalPdf = Buffer.from(sealed.pdf);
-      const withAudit = Buffer.from(sealed.withAudit);
-      const certificate = Buffer.from(sealed.certificate);
-      const [finalSha256, auditSha256, certificateSha256] = [finalPdf, withAudit, certificate].map(sha256) as [string, string, string];
-      for (const [bytes, hash] of [[finalPdf, finalSha256], [withAudit, auditSha256], [certificate, certificateSha256]] as const) await blobs.put(finalKey(s, hash), bytes, { contentType: 'application/pdf' });
-      const { state } = await execute(
-        documentId,
-        (st) =>
-          decideFinalize(
-            st,
-            { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user },
-            // the instant the sealed certificate of completion states (finalizedAt), not the time sealing ended
-            now,
-          ),
-        {},
-      );
-      await deps.catchUp();
-      const u = urls(state);
-      return { document_id: documentId, status: state.status, finalized_at: state.finalized_at, download_url: u.download_url, certificate_url: u.certificate_url, final_sha256: state.final_sha256, audit_chain_head: s.last_hash };
     },
 
     /** The finalized PDF (`pdf`) or the same with the audit pages (`pdf_with_audit`). */
@@ -405,22 +460,30 @@ export function createSigningService(deps: SigningDeps) {
         if (!input.drawnPng) throw new SigningError('invalid_signer', 'Draw your signature first', { field: 'signature' });
         const png = await normalizeSignaturePng(input.drawnPng);
         imageSha = sha256(png);
-        imageBlob = blobKey(state, `signature-${signer.id}.png`);
+        // One key per attempt (issue 31): of racing submits one is recorded, and a losing one must not
+        // overwrite the image the winning entry's hash names. A loser removes its own file below.
+        imageBlob = blobKey(state, `signature-${signer.id}-${randomBytes(8).toString('hex')}.png`);
         await blobs.put(imageBlob, png, { contentType: 'image/png' });
       } else if (!input.typedName || !input.typedName.trim()) {
         throw new SigningError('invalid_signer', 'Type your name to sign', { field: 'typed_name' });
       }
       const signatureId = `sig_${randomBytes(10).toString('hex')}`;
-      const { state: after } = await execute(
-        documentId,
-        (s) =>
-          decideSign(
-            s,
-            { signerId: signer.id, ip: input.ip, userAgent: input.userAgent.slice(0, 500), signatureId, method: input.method, typedName: input.method === 'typed' ? input.typedName!.trim().slice(0, 120) : null, imageBlob, imageSha256: imageSha, consent: input.consent },
-            clock.now(),
-          ),
-        {},
-      );
+      let after: DocumentState;
+      try {
+        ({ state: after } = await execute(
+          documentId,
+          (s) =>
+            decideSign(
+              s,
+              { signerId: signer.id, ip: input.ip, userAgent: input.userAgent.slice(0, 500), signatureId, method: input.method, typedName: input.method === 'typed' ? input.typedName!.trim().slice(0, 120) : null, imageBlob, imageSha256: imageSha, consent: input.consent },
+              clock.now(),
+            ),
+          {},
+        ));
+      } catch (error) {
+        if (imageBlob) await blobs.delete(imageBlob).catch(() => false);
+        throw error;
+      }
       return { state: after, signer: after.signers.find((x) => x.id === signer.id)! };
     },
 

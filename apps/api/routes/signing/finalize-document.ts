@@ -29,7 +29,9 @@ export function registerFinalize(app: ApiApp, service: SigningService): void {
     schema: {
       tags: ['signing'],
       summary: 'Finalize a signed document',
-      description: 'Needs status `signed` (409 `invalid_document_status` before; 400 `document_locked` after). Produces the PAdES-signed PDF, the PDF with the audit pages and the certificate.',
+      description:
+        'Needs status `signed` (409 `invalid_document_status` before; 400 `document_locked` after). Produces the PAdES-signed PDF, the PDF with the audit pages and the certificate. ' +
+        'Parallel finalizes of one document seal once: the others answer 409 `finalize_in_progress` with `Retry-After`. 500 `signature_image_mismatch` when a drawn signature\'s stored image is not the one its audit entry names (nothing is sealed).',
       params: DocumentIdParams,
       response: { 200: FinalizeResponse, ...SIGNING_ERRORS, 503: ErrorBody },
     },

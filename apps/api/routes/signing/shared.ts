@@ -12,7 +12,8 @@ export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof SigningError) {
-      throw new ApiError(error.status, error.code, error.message, error.details, undefined, error.status === 503 ? { 'Retry-After': '30' } : undefined);
+      const retryAfter = error.code === 'finalize_in_progress' ? String((error.details as { retry_after_seconds?: number } | undefined)?.retry_after_seconds ?? 5) : error.status === 503 ? '30' : null;
+      throw new ApiError(error.status, error.code, error.message, error.details, undefined, retryAfter ? { 'Retry-After': retryAfter } : undefined);
     }
     throw error;
   }
@@ -153,6 +154,7 @@ export const DocumentView = z.object({
         ip_address: z.string().optional(),
         user_agent: z.string().optional(),
         reason: z.string().nullable().optional(),
+        image_sha256: z.string().optional().describe('`document_signed` with a drawn signature: SHA-256 of the image (the one the sealed PDF shows)'),
         prev_hash: z.string().describe('SHA-256 of the previous entry (of the uploaded PDF for the first)'),
         hash: z.string().describe('SHA-256 of this entry'),
       }),
