@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { DeploymentError } from './errors.ts';
+import { hasControlCharacters } from '../shared/text.ts';
 
 /**
  * Platforms a deployment targets (the spec says only "string"; docs/deployments.md lists these):
@@ -106,8 +107,7 @@ export function domainOfHost(host: string | undefined): string | null {
 export function checkText(value: string, field: string, max: number): string {
   const t = value.trim();
   if (!t || t.length > max) throw new DeploymentError('validation_error', `${field} must be 1-${max} characters`, { field });
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(t)) throw new DeploymentError('validation_error', `${field} must not contain control characters`, { field });
+  if (hasControlCharacters(t)) throw new DeploymentError('validation_error', `${field} must not contain control characters`, { field });
   return t;
 }
 

@@ -13,6 +13,7 @@ import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import type { Clock } from '../../infra/ports/workflows.ts';
 import type { SigningIdentity } from '../../infra/secrets/signing-identity.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
+import { hasControlCharacters } from '../../domain/shared/text.ts';
 import {
   documentStream,
   effectiveStatus,
@@ -466,6 +467,8 @@ export function createSigningService(deps: SigningDeps) {
         await blobs.put(imageBlob, png, { contentType: 'image/png' });
       } else if (!input.typedName || !input.typedName.trim()) {
         throw new SigningError('invalid_signer', 'Type your name to sign', { field: 'typed_name' });
+      } else if (hasControlCharacters(input.typedName.trim())) {
+        throw new SigningError('invalid_signer', 'The typed name must not contain control characters', { field: 'typed_name' });
       }
       const signatureId = `sig_${randomBytes(10).toString('hex')}`;
       let after: DocumentState;

@@ -3,12 +3,13 @@ import type { ApiApp } from '../../types.ts';
 import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { ApiError } from '../../errors.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
+import { hasControlCharacters } from '../../../../domain/shared/text.ts';
 import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, type LinkOriginOf, parseExpiresIn, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateAltBody = z.object({
   document: z.string().min(1).describe('The PDF, base64 (a `data:application/pdf;base64,` prefix is accepted)'),
-  title: z.string().trim().min(1).max(200).optional().describe('Title; default: the first signer\'s `title` or "Document"'),
-  signers: z.array(SignerInputSchema.extend({ title: z.string().max(200).optional(), message: z.string().max(4000).optional() }).passthrough()).min(1).describe('Signers; `title`/`message` of the first signer are used as the document\'s when no top-level ones are given'),
+  title: z.string().trim().min(1).max(200).refine((v) => !hasControlCharacters(v), 'must not contain control characters (CR, LF, tab...)').optional().describe('Title; default: the first signer\'s `title` or "Document"'),
+  signers: z.array(SignerInputSchema.extend({ title: z.string().trim().min(1).max(200).refine((v) => !hasControlCharacters(v), 'must not contain control characters').optional(), message: z.string().max(4000).optional() }).passthrough()).min(1).describe('Signers; `title`/`message` of the first signer are used as the document\'s when no top-level ones are given'),
   message: z.string().max(4000).optional(),
   description: z.string().max(2000).optional(),
   expires_in: z.string().optional().describe('Lifetime: `<n>d` (days) or `<n>h` (hours); default 30 days').meta({ example: '7d' }),

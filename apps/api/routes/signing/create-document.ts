@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.ts';
 import { readMultipart } from '../../multipart.ts';
 import { singleField } from '../../forms.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
-import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, type LinkOriginOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
+import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, parseTitle, type LinkOriginOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
 
 export const CreateDocumentResponse = z.object({ success: z.literal(true), data: DocumentView });
 
@@ -36,9 +36,7 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
       });
       const file = files.get('document');
       if (!file || file.data.length === 0) throw new ApiError(400, 'pdf_corrupted', 'The `document` PDF file is required', { field: 'document' });
-      const title = singleField(fields, 'title')?.trim();
-      if (!title) throw new ApiError(400, 'validation_error', 'title is required', { field: 'title' });
-      if (title.length > 200) throw new ApiError(400, 'validation_error', 'title is longer than 200 characters', { field: 'title' });
+      const title = parseTitle(singleField(fields, 'title'));
       const signersText = singleField(fields, 'signers');
       if (!signersText) throw new ApiError(400, 'invalid_signer', 'signers is required (a JSON array)', { field: 'signers' });
       let rawSigners: unknown;

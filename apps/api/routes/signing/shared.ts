@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../../../domain/signing/errors.ts';
 import { isValidEmail } from '../../../../domain/signing/decide.ts';
+import { hasControlCharacters } from '../../../../domain/shared/text.ts';
 
 /** Runs `fn`, rendering a {@link SigningError} as the structured error of its code and status. */
 export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
@@ -36,8 +37,8 @@ export const PlacementSchema = z.object({
 
 export const SignerInputSchema = z.object({
   email: z.string().max(254).describe('Signer e-mail (invitations go there)').meta({ example: 'ana@example.com' }),
-  name: z.string().trim().min(1).max(120).describe('Signer name').meta({ example: 'Ana López' }),
-  role: z.string().max(60).default('signer').describe('Free text, e.g. `client`, `witness`'),
+  name: z.string().trim().min(1).max(120).refine((v) => !hasControlCharacters(v), 'must not contain control characters (CR, LF, tab...)').describe('Signer name (no control characters)').meta({ example: 'Ana López' }),
+  role: z.string().max(60).refine((v) => !hasControlCharacters(v), 'must not contain control characters').default('signer').describe('Free text, e.g. `client`, `witness`'),
   order: z.number().int().min(1).max(99).default(1).describe('Signing order: lower first; equal orders sign in parallel'),
   fields: z.array(PlacementSchema).max(20).default([]).describe('Where this signer\'s signature is stamped (PDF points). Without fields, a `{{signature:ORDER}}` text tag in the PDF is used, else the certificate page.'),
 });
@@ -94,6 +95,18 @@ export function parseNotifyEmail(v: string | undefined | null): string | null {
  * bound address; never the request's `Host`): `linkOrigin` of apps/api/public-origin.ts over the config.
  */
 export type LinkOriginOf = (request: FastifyRequest) => string;
+
+/**
+ * A document title: trimmed, 1-200 characters, no control characters (as deployments' names).
+ * @throws ApiError 400 `validation_error` (`details.field` = `field`).
+ */
+export function parseTitle(v: string | undefined, field = 'title'): string {
+  const t = v?.trim();
+  if (!t) throw new ApiError(400, 'validation_error', `${field} is required`, { field });
+  if (t.length > 200) throw new ApiError(400, 'validation_error', `${field} is longer than 200 characters`, { field });
+  if (hasControlCharacters(t)) throw new ApiError(400, 'validation_error', `${field} must not contain control characters (CR, LF, tab...)`, { field });
+  return t;
+}
 
 /** The API key (or dashboard) identity recorded as the acting `user` in the audit trail. */
 export function actor(request: FastifyRequest): string {
