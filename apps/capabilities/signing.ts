@@ -4,6 +4,7 @@ import type { handlers } from '../../models/signing/jobs.ts';
 import { signingProjection } from '../../projections/signing/index.ts';
 import { createSigningRuntime, type SigningRuntime } from '../../workflows/signing/runtime.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
+import { PdfPool } from '../worker/pdf-pool.ts';
 
 /**
  * Use cases: the signing service; projection: `signing_documents` (lists, audit trails, verify look-ups);
@@ -18,7 +19,9 @@ export const signingCapability: CapabilityManifest<SigningRuntime> = {
   summary: 'Signing documents: ordered signers, a signing page, PAdES-sealed results and a hash-chained audit trail.',
   jobs: { definitions: signingJobs, load: () => import('../../models/signing/jobs.ts') },
   projections: [signingProjection],
-  useCases: (platform) => createSigningRuntime(platform, (input) => runJob(platform.jobs, signingJobs['signing.seal'], input, { timeoutMs: 120_000 })),
+  // PDFs are parsed and rendered on PDF threads of their own (deadlines, fair across tenants): see there why
+  // not on the job queue's inference threads.
+  useCases: (platform) => createSigningRuntime(platform, (input) => runJob(platform.jobs, signingJobs['signing.seal'], input, { timeoutMs: 120_000 }), new PdfPool()),
   processManagers: (runtime) => runtime.processManagers,
   start: (runtime) => runtime.start(),
   stop: (runtime) => runtime.stop(),

@@ -22,6 +22,20 @@ export const SIGNING_ERROR_STATUS = {
   pdf_too_large: 413,
   /** The PDF has more than {@link MAX_PDF_PAGES} pages. */
   pdf_too_many_pages: 400,
+  /**
+   * The PDF costs too much to interpret: its pages draw more content than the bound (`details.reason`
+   * `content_size`), it has too many objects or nested forms, or its parsing or a page's rendering ran past
+   * its deadline (`time_limit`). docs/signing.md.
+   */
+  pdf_too_complex: 422,
+  /** The PDF holds JavaScript, a Launch action or an XFA form (`details.found`); refused at intake. */
+  pdf_active_content: 422,
+  /** The PDF embeds files or has file-attachment annotations (`details.found`); refused at intake. */
+  pdf_embedded_file: 422,
+  /** The PDF is already signed or has signature fields (`details.found`); refused at intake. */
+  pdf_already_signed: 422,
+  /** The PDF threads are busy with earlier work (this account's or others'); retry after `Retry-After`. */
+  pdf_busy: 503,
   /** The document was cancelled by its owner or declined by a signer. */
   document_cancelled: 400,
   /** The operation needs another status (e.g. invitations of a document already sent; finalize before every signer signed). */

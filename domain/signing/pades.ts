@@ -11,10 +11,10 @@
  *   unsigned attribute). A TSA that does not answer usably fails the operation (`timestamp_unavailable`):
  *   the local clock is never used in its place (docuseal#261).
  */
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify as cryptoVerify, webcrypto } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
@@ -196,8 +196,39 @@ export async function signPdf(pdf: PDFDocument, options: SignPdfOptions): Promis
     signatureLength: 32768,
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
   });
+  uniqueSealFieldName(pdf);
   const bytes = Buffer.from(await pdf.save({ useObjectStreams: false }));
   return new SignPdf().sign(bytes, new PkijsSigner(options.key, options.tsa));
+}
+
+/**
+ * Gives the seal's field (the last of the AcroForm's `/Fields`, just added by the placeholder, which always
+ * names it `Signature1`) a fully qualified name no other field of the document has: `Signature1` unless it
+ * is taken, else `Signature2`, ... (ISO 32000-1 12.7.3.2: field names must be unique; two fields named
+ * `Signature1` were seen on a re-sealed signed PDF, issue 31).
+ */
+function uniqueSealFieldName(pdf: PDFDocument): void {
+  const fields = pdf.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict)?.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (!fields || fields.size() === 0) return;
+  const seal = fields.lookup(fields.size() - 1, PDFDict);
+  const taken = new Set<string>();
+  const collect = (dict: PDFDict, prefix: string, depth: number) => {
+    const t = dict.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText();
+    const name = t === undefined ? prefix : prefix ? `${prefix}.${t}` : t;
+    const kids = dict.lookupMaybe(PDFName.of('Kids'), PDFArray);
+    if (name) taken.add(name);
+    if (kids && depth < 32) for (let i = 0; i < kids.size(); i++) {
+      const kid = kids.lookup(i);
+      if (kid instanceof PDFDict) collect(kid, name, depth + 1);
+    }
+  };
+  for (let i = 0; i < fields.size() - 1; i++) {
+    const f = fields.lookup(i);
+    if (f instanceof PDFDict) collect(f, '', 0);
+  }
+  let n = 1;
+  while (taken.has(`Signature${n}`)) n++;
+  seal.set(PDFName.of('T'), PDFString.of(`Signature${n}`));
 }
 
 export interface FoundSignature {
@@ -208,84 +239,157 @@ export interface FoundSignature {
   reason: string | null;
 }
 
-/** Every signature of a PDF found by its `/ByteRange` and `/Contents` (a byte-level scan; in file order). */
-export function findSignatures(pdf: Buffer): FoundSignature[] {
+/**
+ * Most signatures `POST /v1/signing/verify` examines in one file (the first ones in file order). A file we
+ * sealed has one; a PDF signed by hand in turn by several parties rarely has more than a handful. Each
+ * examined signature costs a pass of SHA-256 over the bytes it covers, so an unbounded count let a 10 MB
+ * file with 300 `/ByteRange` entries cost 15 s and 1.5 GB (issue 31, item 2).
+ */
+export const MAX_SIGNATURES_EXAMINED = 16;
+/**
+ * Most bytes hashed for one verification, as a multiple of the file's size (each distinct byte range is
+ * hashed once; identical ranges share their digest). Signatures past the budget are not examined.
+ */
+export const MAX_HASHED_FILE_MULTIPLE = 8;
+/** Longest `/Contents` hex string read as a CMS blob, in characters (ours reserves 64 Ki). */
+export const MAX_CMS_HEX_CHARS = 512 * 1024;
+
+/** The signatures of a PDF as {@link scanSignatures} sees them. */
+export interface SignatureScan {
+  /** Every `/ByteRange` entry of the file (examined or not). */
+  total: number;
+  /** The well-formed ones among the first {@link MAX_SIGNATURES_EXAMINED} entries, in file order. */
+  signatures: FoundSignature[];
+}
+
+/**
+ * Finds the signatures of a PDF by their `/ByteRange` and `/Contents` (a byte-level scan, in file order).
+ * Only the first `limit` entries are read; the others are counted. An entry is skipped when its ranges are
+ * not increasing and inside the file, or its `/Contents` window is longer than {@link MAX_CMS_HEX_CHARS} or
+ * not hex. Nothing of the covered bytes is copied.
+ */
+export function scanSignatures(pdf: Buffer, limit = MAX_SIGNATURES_EXAMINED): SignatureScan {
   const text = pdf.toString('latin1');
   const out: FoundSignature[] = [];
-  const re = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
+  const re = /\/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s*\]/g;
+  let total = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
+    total += 1;
+    if (total > limit) continue;
     const br = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number];
     const hexStart = br[0] + br[1];
     const hexEnd = br[2];
-    if (!(hexEnd > hexStart && hexEnd <= pdf.length)) continue;
+    if (!(hexEnd > hexStart && hexEnd + br[3] <= pdf.length && hexEnd - hexStart <= MAX_CMS_HEX_CHARS)) continue;
     const hex = text.slice(hexStart, hexEnd).replace(/[<>\s]/g, '');
-    if (!/^[0-9a-fA-F]*$/.test(hex)) continue;
+    if (!/^[0-9a-fA-F]*$/.test(hex) || hex.length % 2 !== 0) continue;
     const cms = Buffer.from(hex.replace(/(00)+$/, ''), 'hex');
     const around = text.slice(Math.max(0, m.index - 4000), Math.min(text.length, m.index + 4000));
     const reason = /\/Reason\s*\(((?:\\.|[^\\)])*)\)/.exec(around)?.[1] ?? null;
     out.push({ byteRange: br, cms, reason });
   }
-  return out;
+  return { total, signatures: out };
+}
+
+/** The examined signatures of a PDF (see {@link scanSignatures}). */
+export function findSignatures(pdf: Buffer): FoundSignature[] {
+  return scanSignatures(pdf).signatures;
 }
 
 export interface SignatureCheck {
-  /** The CMS signature is valid over the byte range and the message digest matches. */
+  /**
+   * The CMS signature verifies: the digest of the bytes its byte range covers equals its signed
+   * `message-digest` attribute, and the signature over the signed attributes verifies with the public key of
+   * the certificate its signer info names.
+   */
   valid: boolean;
   /** The byte range covers the whole file (`Total document signed`). */
   coversWholeFile: boolean;
-  /** SHA-256 (hex) of the signer certificate. */
+  /** SHA-256 (hex) of the certificate the signer info names (whether or not the signature verifies). */
   signerCertificateSha256: string | null;
-  /** The signed revision: the file's first `byteRange[2] + byteRange[3]` bytes. */
-  signedRevision: Buffer;
   timestamp: Date | null;
   error: string | null;
 }
 
-/** Verifies one signature cryptographically (no trust decision: that is the caller's comparison of certificates). */
-export async function checkSignature(pdf: Buffer, sig: FoundSignature): Promise<SignatureCheck> {
+/** Digest algorithms of signer infos we verify (OID -> node:crypto name). */
+const DIGESTS: Record<string, string> = {
+  '2.16.840.1.101.3.4.2.1': 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+  '1.3.14.3.2.26': 'sha1',
+};
+
+/** Signature algorithms we verify: RSA PKCS#1 v1.5 (with or without the hash in the OID) and ECDSA. */
+const SIGNATURE_ALGORITHMS = new Set([
+  '1.2.840.113549.1.1.1',
+  '1.2.840.113549.1.1.5',
+  '1.2.840.113549.1.1.11',
+  '1.2.840.113549.1.1.12',
+  '1.2.840.113549.1.1.13',
+  '1.2.840.10045.4.3.2',
+  '1.2.840.10045.4.3.3',
+  '1.2.840.10045.4.3.4',
+]);
+
+/**
+ * Hashes the bytes a byte range covers, straight from `pdf` (two views, no copy).
+ * @param algorithm a node:crypto digest name
+ */
+export function digestByteRange(pdf: Buffer, byteRange: readonly [number, number, number, number], algorithm = 'sha256'): Buffer {
+  const [a, b, c, d] = byteRange;
+  return createHash(algorithm).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+}
+
+/**
+ * Verifies one signature cryptographically (no trust decision: that is the caller's comparison of
+ * certificates). The covered bytes are hashed in place ({@link digestByteRange}); `digests` caches the
+ * digests by algorithm and byte range across the signatures of one file.
+ */
+export async function checkSignature(pdf: Buffer, sig: FoundSignature, digests: Map<string, Buffer> = new Map()): Promise<SignatureCheck> {
   const [a, b, c, d] = sig.byteRange;
-  const signedRevision = pdf.subarray(0, c + d);
-  const content = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
   const coversWholeFile = a === 0 && c + d === pdf.length;
   let sd: pkijs.SignedData | null = null;
+  let cert: pkijs.Certificate | null = null;
+  let timestamp: Date | null = null;
+  const certSha = () => (cert ? createHash('sha256').update(Buffer.from(cert.toSchema().toBER(false))).digest('hex') : null);
   try {
     const ci = pkijs.ContentInfo.fromBER(toAB(sig.cms));
+    if (ci.contentType !== OID.signedData) throw new Error('not a CMS SignedData');
     sd = new pkijs.SignedData({ schema: ci.content });
-    const res = await sd.verify({ signer: 0, data: toAB(content), checkChain: false, extendedMode: true });
-    const signerCert = res.signerCertificate ? Buffer.from(res.signerCertificate.toSchema().toBER(false)) : null;
-    let timestamp: Date | null = null;
-    const tsAttr = sd.signerInfos[0]?.unsignedAttrs?.attributes.find((x) => x.type === OID.signatureTimeStampToken);
+    cert = signerCertificateOf(sd);
+    const si = sd.signerInfos[0];
+    if (!si) throw new Error('no signer info');
+    if (!cert) throw new Error('the signer certificate is not in the signature');
+    const tsAttr = si.unsignedAttrs?.attributes.find((x) => x.type === OID.signatureTimeStampToken);
     if (tsAttr) timestamp = tstInfoOf(new pkijs.ContentInfo({ schema: tsAttr.values[0] })).genTime;
-    return {
-      valid: res.signatureVerified === true,
-      coversWholeFile,
-      signerCertificateSha256: signerCert ? createHash('sha256').update(signerCert).digest('hex') : null,
-      signedRevision,
-      timestamp,
-      error: null,
-    };
+    if (sd.encapContentInfo.eContent) throw new Error('not a detached signature');
+    const alg = DIGESTS[si.digestAlgorithm.algorithmId];
+    if (!alg) throw new Error(`unsupported digest algorithm ${si.digestAlgorithm.algorithmId}`);
+    if (!SIGNATURE_ALGORITHMS.has(si.signatureAlgorithm.algorithmId)) throw new Error(`unsupported signature algorithm ${si.signatureAlgorithm.algorithmId}`);
+    const attrs = si.signedAttrs;
+    if (!attrs) throw new Error('no signed attributes (PAdES requires them)');
+    if (!attrs.attributes.some((x) => x.type === OID.contentType)) throw new Error('no content-type signed attribute');
+    const md = attrs.attributes.find((x) => x.type === OID.messageDigest)?.values[0] as asn1js.OctetString | undefined;
+    if (!md) throw new Error('no message-digest signed attribute');
+    const key = `${alg}:${a}:${b}:${c}:${d}`;
+    let digest = digests.get(key);
+    if (!digest) digests.set(key, (digest = digestByteRange(pdf, sig.byteRange, alg)));
+    if (!digest.equals(Buffer.from(md.valueBlock.valueHexView))) throw new Error('message digest does not match the signed bytes');
+    const publicKey = createPublicKey({ key: Buffer.from(cert.subjectPublicKeyInfo.toSchema().toBER(false)), format: 'der', type: 'spki' });
+    const ok = cryptoVerify(alg, Buffer.from(attrs.encodedValue), publicKey, Buffer.from(si.signature.valueBlock.valueHexView));
+    if (!ok) throw new Error('signature value does not verify');
+    return { valid: true, coversWholeFile, signerCertificateSha256: certSha(), timestamp, error: null };
   } catch (error) {
-    // A failed verification (pkijs throws on a digest mismatch) still names who signed: the certificate the
-    // signer info points at (RFC 5652 5.3, `sid`), so a tampered copy of our own seal is still reported as ours.
-    const cert = sd ? signerCertificateOf(sd, (error as { signerCertificate?: pkijs.Certificate }).signerCertificate) : null;
-    return {
-      valid: false,
-      coversWholeFile,
-      signerCertificateSha256: cert ? createHash('sha256').update(Buffer.from(cert.toSchema().toBER(false))).digest('hex') : null,
-      signedRevision,
-      timestamp: null,
-      error: (error as Error).message ?? 'unreadable signature',
-    };
+    // A failed verification still names the certificate the signer info points at (RFC 5652 5.3, `sid`):
+    // the caller says that an invalid signature carries our certificate, never that we made it.
+    return { valid: false, coversWholeFile, signerCertificateSha256: certSha(), timestamp: null, error: (error as Error).message ?? 'unreadable signature' };
   }
 }
 
 /**
- * The certificate of the first signer of `sd`: `fromError` when pkijs reported it, else the one of
- * `sd.certificates` whose issuer and serial number, or subject key identifier, match the signer info's `sid`
+ * The certificate of the first signer of `sd`: the one of `sd.certificates` whose issuer and serial number, or subject key identifier, match the signer info's `sid`
  * (RFC 5652 5.3). Null when none matches or the structures are unreadable.
  */
-function signerCertificateOf(sd: pkijs.SignedData, fromError?: pkijs.Certificate): pkijs.Certificate | null {
-  if (fromError) return fromError;
+function signerCertificateOf(sd: pkijs.SignedData): pkijs.Certificate | null {
   try {
     const sid = sd.signerInfos[0]?.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined;
     if (!sid) return null;

@@ -9,7 +9,7 @@ import { createSigningActivities } from './activities.ts';
 import { DEFAULT_BRANDING } from './emails.ts';
 import { startSigningDispatcher, type SigningDispatcher } from './dispatcher.ts';
 import { signingLifecycle } from './process.ts';
-import { createSigningService, type SigningService } from './service.ts';
+import { createSigningService, type SigningDeps, type SigningService } from './service.ts';
 import { JobFailedError } from '../../infra/ports/job-queue.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
@@ -27,14 +27,16 @@ export interface SigningRuntime {
 /**
  * @param runSeal runs the `signing.seal` job on the platform's job queue (the manifest passes it, so this
  *   module does not import the manifest); its failures are mapped to signing errors here.
+ * @param pdf the PDF threads (`apps/worker/pdf-pool.ts`, passed by the manifest): closed by `stop()`.
  */
-export function createSigningRuntime(platform: Platform, runSeal: (input: SealInput) => Promise<SealOutput>): SigningRuntime {
+export function createSigningRuntime(platform: Platform, runSeal: (input: SealInput) => Promise<SealOutput>, pdf: SigningDeps['pdf'] & { close(): Promise<void> }): SigningRuntime {
   const c = platform.config;
   const service = createSigningService({
     events: platform.events,
     readModels: platform.readModels,
     blobs: platform.blobs,
     clock: platform.clock,
+    pdf,
     identity: () => platform.secrets.signingIdentity(),
     seal: async (input) => {
       try {
@@ -77,6 +79,7 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
     async stop() {
       await dispatcher?.stop();
       dispatcher = null;
+      await pdf.close();
     },
     async caughtUp() {
       await dispatcher?.caughtUp();

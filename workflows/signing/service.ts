@@ -37,8 +37,8 @@ import {
   decideView,
 } from '../../domain/signing/decide.ts';
 import { auditEntries, signerView, type AuditEntry } from '../../domain/signing/audit.ts';
-import { inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
-import { checkSignature, findSignatures } from '../../domain/signing/pades.ts';
+import type { PdfInfo } from '../../domain/signing/pdf.ts';
+import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED, checkSignature, scanSignatures, type FoundSignature, type SignatureCheck } from '../../domain/signing/pades.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
@@ -60,6 +60,15 @@ export interface SigningDeps {
   identity: () => SigningIdentity;
   /** Renders and PAdES-seals the finalized files (the `signing.seal` worker job; see models/signing/jobs.ts). */
   seal: (input: SealInput) => Promise<SealOutput>;
+  /**
+   * Where uploads are judged and pages rendered with MuPDF: off the HTTP thread, with deadlines
+   * (`apps/worker/pdf-pool.ts`). Both reject with coded {@link SigningError}s (`pdf_too_complex`,
+   * `pdf_busy`, and inspectPdf's own codes).
+   */
+  pdf: {
+    inspect(tenantId: string, bytes: Uint8Array): Promise<PdfInfo>;
+    render(tenantId: string, bytes: Uint8Array, index: number, scale: number): Promise<Buffer>;
+  };
   /** HMAC key of preview URLs. */
   linkKey: () => Buffer;
   catchUp: () => Promise<void>;
@@ -223,7 +232,7 @@ export function createSigningService(deps: SigningDeps) {
       const now = clock.now();
       const expiresAt = input.expiresAt ?? iso(now + settings.defaultExpiryDays * 86_400_000);
       if (Date.parse(expiresAt) <= now) throw new SigningError('invalid_expiry_date', 'expiry_date must be in the future', { field: 'expiry_date', expiry_date: expiresAt });
-      const info = await inspectPdf(input.pdf);
+      const info = await deps.pdf.inspect(input.tenantId, input.pdf);
       const documentId = `doc_${randomBytes(12).toString('hex')}`;
       const tenant = input.tenantId;
       const key = blobKey({ tenant_id: tenant, document_id: documentId }, 'original.pdf');
@@ -447,7 +456,23 @@ export function createSigningService(deps: SigningDeps) {
       const key = blobKey(state, `page-${page}.png`);
       const cached = await blobs.get(key);
       if (cached) return cached;
-      const png = await renderPagePng(await original(state), page - 1, 1.5);
+      // A page that could not be rendered in time is remembered: asking again answers at once instead of
+      // spending a PDF thread for the whole deadline every time (issue 31).
+      const failedKey = blobKey(state, `page-${page}.failed.json`);
+      const failed = await blobs.get(failedKey);
+      if (failed) {
+        const f = JSON.parse(failed.toString('utf8')) as { code: 'pdf_too_complex'; message: string; details: Record<string, unknown> };
+        throw new SigningError(f.code, f.message, f.details);
+      }
+      let png: Buffer;
+      try {
+        png = await deps.pdf.render(state.tenant_id, await original(state), page - 1, 1.5);
+      } catch (error) {
+        if (error instanceof SigningError && error.code === 'pdf_too_complex') {
+          await blobs.put(failedKey, Buffer.from(JSON.stringify({ code: error.code, message: error.message, details: error.details })), { contentType: 'application/json' });
+        }
+        throw error;
+      }
       await blobs.put(key, png, { contentType: 'image/png' });
       return png;
     },
@@ -496,19 +521,39 @@ export function createSigningService(deps: SigningDeps) {
       return { state, signer: state.signers.find((x) => x.id === signer.id)! };
     },
 
-    /** `POST /v1/signing/verify`: was this PDF sealed by this service, which document, unmodified since? */
+    /**
+     * `POST /v1/signing/verify`: was this PDF sealed by this service, which document, unmodified since?
+     * At most {@link MAX_SIGNATURES_EXAMINED} signatures are examined, and hashing stops at
+     * {@link MAX_HASHED_FILE_MULTIPLE} times the file's size; the covered bytes are hashed in place.
+     * `signed_by_service` is true only for a signature that verifies with the service's certificate; one
+     * that names that certificate but does not verify (a tampered file, a seal copied into another PDF) is
+     * reported by `invalid_service_signature` and never identifies a document.
+     */
     async verify(tenantId: string, pdf: Buffer) {
       const identity = deps.identity();
-      const sigs = findSignatures(pdf);
-      const checks = await Promise.all(sigs.map((s) => checkSignature(pdf, s)));
-      const ours = checks.map((c, i) => ({ c, s: sigs[i]! })).filter((x) => x.c.signerCertificateSha256 === identity.certificateSha256);
+      const scan = scanSignatures(pdf);
+      const digests = new Map<string, Buffer>();
+      const budget = MAX_HASHED_FILE_MULTIPLE * pdf.length;
+      let hashed = 0;
+      const checked: { c: SignatureCheck; s: FoundSignature }[] = [];
+      for (const sig of scan.signatures) {
+        const [a, b, c, d] = sig.byteRange;
+        const cost = digests.has(`sha256:${a}:${b}:${c}:${d}`) ? 0 : b + d;
+        if (hashed + cost > budget) break;
+        hashed += cost;
+        checked.push({ s: sig, c: await checkSignature(pdf, sig, digests) });
+      }
+      const withOurCertificate = checked.filter((x) => x.c.signerCertificateSha256 === identity.certificateSha256);
+      const ours = withOurCertificate.filter((x) => x.c.valid);
       const fileHash = sha256(pdf);
-      const last = ours.at(-1);
-      const revisionHash = last ? sha256(last.c.signedRevision) : null;
+      const lastValid = ours.at(-1);
+      const last = lastValid ?? withOurCertificate.at(-1);
+      const revisionHash = lastValid ? sha256(pdf.subarray(0, lastValid.s.byteRange[2] + lastValid.s.byteRange[3])) : null;
       const col = await signingDocuments(deps.readModels);
       let doc: SigningDocumentDoc | null = null;
       let variant: string | null = null;
-      for (const h of [fileHash, revisionHash].filter((x): x is string => !!x)) {
+      // Only a signature that verifies identifies a document (the file itself, or the revision it covers).
+      for (const h of lastValid ? [fileHash, revisionHash!] : []) {
         for (const [field, name] of [['final_sha256', 'pdf'], ['audit_sha256', 'pdf_with_audit'], ['certificate_sha256', 'certificate']] as const) {
           const found = await col.find({ tenant_id: tenantId, [field]: h } as never, { limit: 1 });
           if (found[0] && !doc) {
@@ -518,16 +563,18 @@ export function createSigningService(deps: SigningDeps) {
         }
       }
       const state = doc ? (await load(doc.id)).state : null;
-      const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!last?.c.valid && last.c.coversWholeFile;
+      const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!lastValid?.c.coversWholeFile;
       const reasonId = last?.s.reason ? /doc_[0-9a-f]{24}/.exec(last.s.reason)?.[0] ?? null : null;
       return {
         signed_by_service: ours.length > 0,
-        signatures_found: sigs.length,
+        invalid_service_signature: withOurCertificate.some((x) => !x.c.valid),
+        signatures_found: scan.total,
+        signatures_examined: checked.length,
         signature_valid: last ? last.c.valid : false,
         covers_whole_file: last ? last.c.coversWholeFile : false,
         unmodified,
         modified_after_finalize: !!doc && !unmodified,
-        timestamp: last?.c.timestamp ? last.c.timestamp.toISOString() : null,
+        timestamp: lastValid?.c.timestamp ? lastValid.c.timestamp.toISOString() : null,
         document:
           state && doc
             ? {

@@ -226,7 +226,7 @@ for (const store of STORES) describe.skipIf((store.name === 'MinIO' && !minioOk)
     const signedPdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${docId}/download`, { key })).arrayBuffer());
     const ok = await post(signedPdf);
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ signed_by_service: true, signature_valid: true, covers_whole_file: true, unmodified: true, modified_after_finalize: false });
+    expect(ok.body.data).toMatchObject({ signed_by_service: true, invalid_service_signature: false, signatures_found: 1, signatures_examined: 1, signature_valid: true, covers_whole_file: true, unmodified: true, modified_after_finalize: false });
     expect(ok.body.data.document).toMatchObject({ document_id: docId, variant: 'pdf' });
     expect(ok.body.data.document.signers.map((x: any) => x.email)).toEqual(['ana@example.com', 'beto@example.com']);
 
@@ -238,9 +238,9 @@ for (const store of STORES) describe.skipIf((store.name === 'MinIO' && !minioOk)
     const tampered = Buffer.from(signedPdf);
     tamper(tampered);
     const tp = await post(tampered);
-    // still our seal over the whole file, and its document is named: only the signature fails (it read as
-    // an unrelated PDF: signed_by_service false, covers_whole_file false, document null)
-    expect(tp.body.data).toMatchObject({ signed_by_service: true, signature_valid: false, covers_whole_file: true, unmodified: false });
+    // our certificate over the whole file, but the signature fails: never vouched for (issue 31, item 7), and
+    // said apart by invalid_service_signature; no document is named from it
+    expect(tp.body.data).toMatchObject({ signed_by_service: false, invalid_service_signature: true, signature_valid: false, covers_whole_file: true, unmodified: false, document: null });
 
     const plain = await post(await makePdf(1));
     expect(plain.body.data).toMatchObject({ signed_by_service: false, signatures_found: 0, document: null });

@@ -103,7 +103,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
         const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
         return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').send(png);
       } catch (error) {
-        if (error instanceof SigningError) return reply.status(error.code === 'invalid_link' ? 403 : 404).header('content-type', 'text/plain').send('not available');
+        if (error instanceof SigningError) return pageImageError(reply, error);
         throw error;
       }
     });
@@ -167,9 +167,25 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
         const png = await service.pageImage(state, Number(p.replace(/\.png$/, '')));
         return reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').send(png);
       } catch (error) {
-        if (error instanceof SigningError) return reply.status(error.code === 'invalid_link' ? 403 : 404).header('content-type', 'text/plain').send('not available');
+        if (error instanceof SigningError) return pageImageError(reply, error);
         throw error;
       }
     });
   });
+}
+
+/**
+ * A page image that cannot be served, as plain text: 403 for a bad link, 422 for a page too costly to
+ * render (`pdf_too_complex`, remembered for the page), 503 with Retry-After when the PDF threads are busy,
+ * 404 otherwise.
+ */
+function pageImageError(reply: FastifyReply, error: SigningError): FastifyReply {
+  const text = (status: number, body: string) => reply.status(status).header('content-type', 'text/plain').header('cache-control', 'no-store').send(body);
+  if (error.code === 'invalid_link') return text(403, 'not available');
+  if (error.code === 'pdf_too_complex') return text(422, 'This page is too complex to display');
+  if (error.code === 'pdf_busy') {
+    reply.header('retry-after', '5');
+    return text(503, 'Busy, try again shortly');
+  }
+  return text(404, 'not available');
 }

@@ -5,13 +5,20 @@ import { ApiError } from '../../errors.ts';
 import { readMultipart } from '../../multipart.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
 import { SIGNING_ERRORS, mapSigningErrors } from './shared.ts';
+import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED } from '../../../../domain/signing/pades.ts';
 
 export const VerifyResponse = z.object({
   success: z.literal(true),
   data: z.object({
-    signed_by_service: z.boolean().describe('A signature in the file was made with this service\'s signing certificate'),
-    signatures_found: z.number().int(),
-    signature_valid: z.boolean().describe('That signature verifies over its byte range'),
+    signed_by_service: z
+      .boolean()
+      .describe('A signature in the file verifies with this service\'s signing certificate. False when the certificate is only carried by a signature that does not verify (see `invalid_service_signature`)'),
+    invalid_service_signature: z
+      .boolean()
+      .describe('A signature in the file names this service\'s certificate but does not verify: a tampered file, or a seal copied into another PDF. Such a signature is never vouched for and identifies no document'),
+    signatures_found: z.number().int().describe('`/ByteRange` entries in the file'),
+    signatures_examined: z.number().int().describe(`Signatures examined: the first ${MAX_SIGNATURES_EXAMINED} in file order, while the bytes hashed stay under ${MAX_HASHED_FILE_MULTIPLE} times the file size`),
+    signature_valid: z.boolean().describe('The reported signature (the last one of this service, else false) verifies over its byte range'),
     covers_whole_file: z.boolean().describe('Its byte range covers the whole file (nothing appended after it)'),
     unmodified: z.boolean().describe('The file is byte for byte one of the files produced at finalize'),
     modified_after_finalize: z.boolean().describe('The file starts with a finalized file but was changed (e.g. an incremental update appended)'),

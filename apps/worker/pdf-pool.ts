@@ -1,0 +1,221 @@
+/**
+ * The PDF threads of a process: MuPDF parsing, scanning and rendering of uploads (signing intake, page
+ * images of the signing and preview pages) run here, never on the HTTP thread (issue 31, item 1).
+ *
+ * Why a pool of its own and not the job queue that runs face and OCR jobs: a job past its deadline keeps its
+ * inference thread until it returns (terminating a thread inside onnxruntime's native code aborts the
+ * process), so one costly PDF would hold a shared inference thread for minutes. MuPDF is WebAssembly: a
+ * thread running it can be terminated at any instruction, so each task here gets a hard deadline that frees
+ * its thread at once, and PDFs never compete with inference. The bytes also stay in the process (no 10 MB
+ * message through Redis or a claim check for a synchronous upload).
+ *
+ * Scheduling: tasks wait in one queue per tenant and are started round-robin across tenants, a tenant
+ * running at most half the threads (at least one) while others wait, so a tenant uploading costly files
+ * delays its own work, not other tenants'. A tenant with {@link PdfPoolOptions.maxWaitingPerTenant} tasks
+ * waiting, or a task not started within `waitMs`, is refused with `pdf_busy` (503, Retry-After).
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { SigningError } from '../../domain/signing/errors.ts';
+import type { PdfInfo } from '../../domain/signing/pdf.ts';
+import type { PdfEnvelope, PdfTask } from './pdf-thread.ts';
+
+/** The thread entry module (registers tsx, then loads `./pdf-thread.ts`). */
+export const PDF_THREAD_ENTRY = fileURLToPath(new URL('./pdf-entry.mjs', import.meta.url));
+
+export interface PdfPoolOptions {
+  /** Threads; default: cores - 1 (one core stays with the HTTP thread), 1 to 4. */
+  threads?: number;
+  /** Deadline of an `inspect` task once started, in ms (default {@link INSPECT_DEADLINE_MS}). */
+  inspectMs?: number;
+  /** Deadline of a `render` task once started, in ms (default {@link RENDER_DEADLINE_MS}). */
+  renderMs?: number;
+  /** Longest wait for a thread before `pdf_busy`, in ms (default 15 000). */
+  waitMs?: number;
+  /** Most tasks of one tenant waiting at once (default 8). */
+  maxWaitingPerTenant?: number;
+  /** Thread entry module (default {@link PDF_THREAD_ENTRY}). */
+  workerFile?: string;
+}
+
+/**
+ * Deadline of judging an upload (ms): MuPDF opens the file, looks through every object and extracts the
+ * text of every page. Within the content bound (`MAX_CONTENT_BYTES`, about 2 s of scanning) a 200-page
+ * contract takes 1-3 s here.
+ */
+export const INSPECT_DEADLINE_MS = 10_000;
+/** Deadline of rendering one page image (ms): an A4 page renders in 50-300 ms here. */
+export const RENDER_DEADLINE_MS = 5_000;
+
+interface Waiting {
+  task: PdfTask;
+  tenantId: string;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** MuPDF work with deadlines, fair across tenants (module comment). */
+export class PdfPool {
+  readonly threads: number;
+  private readonly inspectMs: number;
+  private readonly renderMs: number;
+  private readonly waitMs: number;
+  private readonly maxWaiting: number;
+  private readonly perTenantRunning: number;
+  private readonly workerFile: string;
+  private pool: Piscina | null = null;
+  private readonly queues = new Map<string, Waiting[]>();
+  /** Tenants with waiting tasks, in round-robin order. */
+  private readonly ring: string[] = [];
+  private readonly runningOf = new Map<string, number>();
+  private running = 0;
+  private closed = false;
+
+  constructor(options: PdfPoolOptions = {}) {
+    this.threads = Math.max(1, Math.min(4, options.threads ?? availableParallelism() - 1));
+    this.inspectMs = options.inspectMs ?? INSPECT_DEADLINE_MS;
+    this.renderMs = options.renderMs ?? RENDER_DEADLINE_MS;
+    this.waitMs = options.waitMs ?? 15_000;
+    this.maxWaiting = options.maxWaitingPerTenant ?? 8;
+    this.perTenantRunning = Math.max(1, Math.floor(this.threads / 2));
+    this.workerFile = options.workerFile ?? PDF_THREAD_ENTRY;
+  }
+
+  /**
+   * Judges an upload on a PDF thread (`inspectPdf`).
+   * @throws SigningError as inspectPdf does; `pdf_too_complex` (422, `details.reason` `time_limit`) past the
+   *   deadline; `pdf_busy` (503) when no thread is free in time
+   */
+  inspect(tenantId: string, bytes: Uint8Array): Promise<PdfInfo> {
+    return this.submit(tenantId, { op: 'inspect', bytes }) as Promise<PdfInfo>;
+  }
+
+  /**
+   * Renders page `index` (0-based) to PNG on a PDF thread (`renderPagePng`).
+   * @throws SigningError as {@link inspect}; `pdf_corrupted` when the page cannot be rendered
+   */
+  async render(tenantId: string, bytes: Uint8Array, index: number, scale: number): Promise<Buffer> {
+    const png = (await this.submit(tenantId, { op: 'render', bytes, index, scale })) as Uint8Array;
+    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  }
+
+  /** Tasks waiting and running (for tests and benchmarks). */
+  stats(): { waiting: number; running: number } {
+    let waiting = 0;
+    for (const q of this.queues.values()) waiting += q.length;
+    return { waiting, running: this.running };
+  }
+
+  /** Refuses new tasks, fails the waiting ones with `pdf_busy` and stops the threads. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const q of this.queues.values()) for (const w of q.splice(0)) this.fail(w, busy('the service is stopping'));
+    this.ring.length = 0;
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.destroy();
+  }
+
+  private submit(tenantId: string, task: PdfTask): Promise<unknown> {
+    if (this.closed) return Promise.reject(busy('the service is stopping'));
+    const queue = this.queues.get(tenantId) ?? [];
+    if (queue.length >= this.maxWaiting) return Promise.reject(busy(`${queue.length} PDFs of this account are already waiting`));
+    return new Promise((resolve, reject) => {
+      const entry: Waiting = {
+        task,
+        tenantId,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const q = this.queues.get(tenantId);
+          const i = q?.indexOf(entry) ?? -1;
+          if (i < 0) return;
+          q!.splice(i, 1);
+          this.dropIfEmpty(tenantId);
+          this.fail(entry, busy(`no PDF thread was free within ${this.waitMs} ms`));
+        }, this.waitMs),
+      };
+      queue.push(entry);
+      this.queues.set(tenantId, queue);
+      if (!this.ring.includes(tenantId)) this.ring.push(tenantId);
+      this.pump();
+    });
+  }
+
+  private fail(w: Waiting, error: unknown): void {
+    clearTimeout(w.timer);
+    w.reject(error);
+  }
+
+  private dropIfEmpty(tenantId: string): void {
+    if ((this.queues.get(tenantId)?.length ?? 0) > 0) return;
+    this.queues.delete(tenantId);
+    const i = this.ring.indexOf(tenantId);
+    if (i >= 0) this.ring.splice(i, 1);
+  }
+
+  /** Starts waiting tasks round-robin across tenants while threads are free. */
+  private pump(): void {
+    let skipped = 0;
+    while (this.running < this.threads && this.ring.length > 0 && skipped < this.ring.length) {
+      const tenantId = this.ring.shift()!;
+      this.ring.push(tenantId);
+      const othersWaiting = this.ring.length > 1;
+      if (othersWaiting && (this.runningOf.get(tenantId) ?? 0) >= this.perTenantRunning) {
+        skipped += 1;
+        continue;
+      }
+      skipped = 0;
+      const entry = this.queues.get(tenantId)!.shift()!;
+      this.dropIfEmpty(tenantId);
+      clearTimeout(entry.timer);
+      this.start(entry);
+    }
+  }
+
+  private start(entry: Waiting): void {
+    this.running += 1;
+    this.runningOf.set(entry.tenantId, (this.runningOf.get(entry.tenantId) ?? 0) + 1);
+    const deadline = entry.task.op === 'inspect' ? this.inspectMs : this.renderMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), deadline);
+    // An aborted task's thread is terminated by piscina (and replaced on the next task).
+    this.pool ??= new Piscina({ filename: this.workerFile, minThreads: 0, maxThreads: this.threads, idleTimeout: 60_000, maxQueue: 'auto' });
+    this.pool
+      .run(entry.task, { signal: controller.signal })
+      .then(
+        (envelope: PdfEnvelope) => {
+          if (envelope.ok) entry.resolve(envelope.result);
+          else if (envelope.code) entry.reject(new SigningError(envelope.code as never, envelope.message, envelope.details ?? {}));
+          else entry.reject(new SigningError('pdf_corrupted', `The file is not a usable PDF: ${envelope.message.slice(0, 160)}`, { reason: 'processing failed' }));
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted) {
+            entry.reject(
+              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'inspect' ? 'reading it' : 'rendering a page'} took longer than ${deadline} ms`, {
+                reason: 'time_limit',
+                operation: entry.task.op,
+                limit_ms: deadline,
+              }),
+            );
+          } else {
+            entry.reject(new SigningError('pdf_busy', 'The PDF could not be processed now; try again later', { reason: (error as Error)?.message?.slice(0, 160) ?? 'thread failed' }));
+          }
+        },
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.running -= 1;
+        const n = (this.runningOf.get(entry.tenantId) ?? 1) - 1;
+        if (n > 0) this.runningOf.set(entry.tenantId, n);
+        else this.runningOf.delete(entry.tenantId);
+        this.pump();
+      });
+  }
+}
+
+function busy(why: string): SigningError {
+  return new SigningError('pdf_busy', `The PDF threads are busy (${why}); try again shortly`, { reason: why });
+}

@@ -1,0 +1,31 @@
+/**
+ * A PDF thread of {@link PdfPool} (`./pdf-pool.ts`): runs one MuPDF task at a time, `inspect` (judge an
+ * upload: `domain/signing/pdf.ts` inspectPdf) or `render` (a page to PNG: renderPagePng), and answers with an
+ * envelope so a coded signing error (`code`, `details`) survives the thread boundary. The pool terminates
+ * this thread when a task passes its deadline: MuPDF is WebAssembly, so nothing native is left half-done.
+ */
+import { inspectPdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
+
+/** A task as the pool posts it. */
+export type PdfTask = { op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number };
+
+/** The answer: the result, or the failure with its signing error code when it has one. */
+export type PdfEnvelope =
+  | { ok: true; result: PdfInfo | Uint8Array }
+  | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+
+export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
+  try {
+    if (task.op === 'inspect') return { ok: true, result: await inspectPdf(task.bytes) };
+    const png = await renderPagePng(task.bytes, task.index, task.scale);
+    return { ok: true, result: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) };
+  } catch (error) {
+    const e = error as { message?: string; code?: unknown; details?: unknown };
+    return {
+      ok: false,
+      message: typeof e?.message === 'string' ? e.message : String(error),
+      code: typeof e?.code === 'string' ? e.code : undefined,
+      details: e?.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
+    };
+  }
+}
