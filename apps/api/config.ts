@@ -74,6 +74,12 @@ export const ConfigSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** Requests per minute one client address may make to the public signing pages (`/sign/*`, previews, page images). */
+  PUBLIC_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(300),
+  /** Requests per minute to one document's public pages, all addresses together. */
+  PUBLIC_RATE_LIMIT_PER_DOCUMENT: z.coerce.number().int().min(1).default(600),
+  /** Requests per minute one client address may make to `/dashboard/login`. */
+  DASHBOARD_LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
   /** Create a Free tenant and a test key on first start with an empty data directory. */
   BOOTSTRAP: z
     .enum(['true', 'false'])

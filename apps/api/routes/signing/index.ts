@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiApp } from '../../types.ts';
 import { linkOrigin } from '../../public-origin.ts';
+import { publicRateLimit } from '../../public-limits.ts';
 import type { Platform } from '../../../platform/types.ts';
 import type { SigningRuntime } from '../../../../workflows/signing/runtime.ts';
 import { registerCancel } from './cancel-document.ts';
@@ -40,5 +41,7 @@ export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: 
   registerCancel(app, s);
   registerVerify(app, s);
   // White-label (issue 15): the page of a deployment's tenant, or answered to a deployment's domain, is branded.
-  registerSigningPage(app, s, async ({ tenantId, host }) => (await pageBrandingOf(platform, { tenantId, host }, DEFAULT_BRANDING)) ?? undefined);
+  // Public routes carry no key: a per-address and per-document rate limit instead (issue 31).
+  const limit = publicRateLimit(platform, 'sign', { perAddress: platform.config.PUBLIC_RATE_LIMIT_PER_ADDRESS, perDocument: platform.config.PUBLIC_RATE_LIMIT_PER_DOCUMENT });
+  registerSigningPage(app, s, async ({ tenantId, host }) => (await pageBrandingOf(platform, { tenantId, host }, DEFAULT_BRANDING)) ?? undefined, limit);
 }

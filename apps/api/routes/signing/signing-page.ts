@@ -6,7 +6,7 @@
  * and scripts/styles run only with the page's nonce.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ApiApp } from '../../types.ts';
 import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { SigningError } from '../../../../domain/signing/errors.ts';
@@ -54,12 +54,14 @@ function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?
 const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '');
 const ua = (r: FastifyRequest) => str(r.headers['user-agent']) || 'unknown';
 
-export function registerSigningPage(app: ApiApp, service: SigningService, branding?: PageBrandingLookup): void {
+/** `limit`: the public routes' rate limit (apps/api/public-limits.ts), applied to every `/sign/*` route. */
+export function registerSigningPage(app: ApiApp, service: SigningService, branding?: PageBrandingLookup, limit?: onRequestHookHandler): void {
   const brand = (request: FastifyRequest, tenantId: string | null = null) => (branding ? branding({ tenantId, host: request.headers.host }) : Promise.resolve(undefined));
   const config = { auth: false as const, rateClass: 'light' as const, errorShape: 'structured' as const };
   const hide = { hide: true };
 
   void app.register(async (scope) => {
+    if (limit) scope.addHook('onRequest', limit);
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 2 * 1024 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
 import { Authenticator } from '../../auth.ts';
+import { publicRateLimit } from '../../public-limits.ts';
 import {
   DASHBOARD_SESSION_SECONDS,
   dashboardLinkStream,
@@ -166,6 +167,8 @@ export function registerUsageDashboard(
     method: 'GET',
     url: '/dashboard/login',
     config: { auth: false, rateClass: 'light', errorShape: 'structured' },
+    // No key here: a per-address limit instead (issue 31; apps/api/public-limits.ts).
+    onRequest: publicRateLimit(platform, 'dashboard-login', { perAddress: platform.config.DASHBOARD_LOGIN_RATE_LIMIT_PER_ADDRESS }),
     schema: { ...hidden, querystring: z.object({ token: z.string().max(200).optional() }) },
     handler: async (request, reply) => {
       const token = (request.query as { token?: string }).token ?? '';
