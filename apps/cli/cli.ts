@@ -8,6 +8,7 @@
  *   tenant create --name NAME --plan free|basic|pro|enterprise        -> {"tenant_id"}
  *   tenant plan --tenant ID --plan PLAN                               -> {"tenant_id","plan"}
  *   tenant limits --tenant ID [--rpm N|unlimited|plan] [--concurrency N|unlimited|plan]   (a limit not named keeps its value)
+ *   tenant locale --tenant ID [--language es|en] [--time-zone IANA]  -> {"tenant_id","language","time_zone"} (default es, America/Mexico_City)
  *   key create --tenant ID --permissions read,write[,admin] [--test] [--name N] -> {"key","key_id"}
  *   key revoke --key-id ID                                            -> {"key_id","revoked":true}
  *   credits grant --tenant ID --amount N                              -> {"tenant_id","granted","available_credits"}
@@ -20,7 +21,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
 import { createPlatform } from '../platform/platform.ts';
-import { TenancyError, changePlan, createApiKey, createTenant, loadTenant, revokeApiKey, setTenantLimits } from '../../domain/tenancy/operations.ts';
+import { TenancyError, changePlan, createApiKey, createTenant, loadTenant, revokeApiKey, setTenantLimits, setTenantLocale } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
 import { PLANS } from '../../domain/plans/plans.ts';
 import { tenantStream } from '../../domain/tenancy/tenancy.ts';
@@ -59,6 +60,8 @@ function parseCli(argv: string[]) {
         amount: { type: 'string' },
         rpm: { type: 'string' },
         concurrency: { type: 'string' },
+        language: { type: 'string' },
+        'time-zone': { type: 'string' },
         reason: { type: 'string' },
         document: { type: 'string' },
         minutes: { type: 'string' },
@@ -102,6 +105,10 @@ async function main(argv: string[]): Promise<void> {
         const concurrent = values.concurrency === undefined ? current.concurrentRequests : limitValue(values.concurrency);
         await setTenantLimits({ store, tenantId, requestsPerMinute: rpm, concurrentRequests: concurrent });
         return out({ tenant_id: values.tenant, requests_per_minute: rpm === undefined ? 'plan' : (rpm ?? 'unlimited'), concurrent_requests: concurrent === undefined ? 'plan' : (concurrent ?? 'unlimited') });
+      }
+      case 'tenant locale': {
+        const d = await setTenantLocale({ store, tenantId: need('tenant'), language: values.language ?? 'es', timeZone: values['time-zone'] ?? 'America/Mexico_City' });
+        return out({ tenant_id: d.tenant_id, language: d.language, time_zone: d.time_zone });
       }
       case 'key create': {
         const { key, keyId } = await createApiKey({
@@ -152,7 +159,7 @@ async function main(argv: string[]): Promise<void> {
       }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits|locale, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit (see apps/cli/cli.ts)',
         );
     }
   } finally {

@@ -3,6 +3,7 @@
  * come in as arguments). Each returns the events to append (already chained: every `prev_hash` links to
  * the previous entry) or throws a {@link SigningError}.
  */
+import type { Locale } from '../shared/locale.ts';
 import { SigningError, MAX_SIGNERS } from './errors.ts';
 import {
   currentOrder,
@@ -55,6 +56,8 @@ export interface CreateDocument {
   documentSha256: string;
   blobKey: string;
   linkBase: string;
+  /** Language and time zone of what the signers read. */
+  locale: Locale;
   signers: { id: string; email: string; name: string; role: string; order: number; fields: Placement[] }[];
   /** Boxes of `{{signature:N}}` tags found in the PDF, keyed by N (the signer order). */
   tags: Map<number, Placement[]>;
@@ -106,6 +109,8 @@ export function decideCreate(cmd: CreateDocument, now: number): SigningEvent[] {
         link_base: cmd.linkBase,
         signers,
         user: cmd.user,
+        language: cmd.locale.language,
+        time_zone: cmd.locale.timeZone,
       },
     },
   ]);

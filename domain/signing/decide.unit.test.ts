@@ -20,6 +20,7 @@ const create = (over: Partial<CreateDocument> = {}): CreateDocument => ({
   documentSha256: 'a'.repeat(64),
   blobKey: 'k',
   linkBase: 'http://x',
+  locale: { language: 'es', timeZone: 'America/Mexico_City' },
   signers: [
     { id: 's1', email: 'a@example.com', name: 'A', role: 'r', order: 1, fields: [] },
     { id: 's2', email: 'b@example.com', name: 'B', role: 'r', order: 1, fields: [] },

@@ -8,6 +8,13 @@
  * (`npm run cli -- signing audit --document ID`) and prove no entry was edited, removed or inserted.
  */
 import { createHash } from 'node:crypto';
+import { DEFAULT_LOCALE, type Language, type Locale } from '../shared/locale.ts';
+
+/**
+ * Longest life of one signer link in days: a link expires at the document's `expiry_date` or this many
+ * days after it was issued, whichever comes first (a reminder issues a fresh link).
+ */
+export const LINK_MAX_DAYS = 30;
 
 /** Prefix of every signing event type (the audit `event` name is the part after it). */
 export const SIGNING_EVENT_PREFIX = 'signing.';
@@ -74,6 +81,10 @@ export interface SigningEventData {
     link_base: string;
     signers: SignerSpec[];
     user: string;
+    /** Language of the signing page, e-mails and certificate (absent on documents made before it existed: `es`). */
+    language?: Language;
+    /** IANA time zone the readers' dates are shown in (absent before it existed: `America/Mexico_City`). */
+    time_zone?: string;
   };
   invitations_sent: Base & { signer_ids: string[]; recipients: string[]; reminder_days: number; custom_message: string | null; user: string };
   link_issued: Base & { signer_id: string; token_hash: string; expires_at: string; purpose: 'invitation' | 'reminder' };
@@ -137,6 +148,8 @@ export interface DocumentState {
   document_sha256: string;
   blob_key: string;
   link_base: string;
+  /** Language and time zone of what signers read (page, e-mails, certificate). */
+  locale: Locale;
   signers: SignerState[];
   reminder_days: number;
   custom_message: string | null;
@@ -171,6 +184,7 @@ export const initialDocumentState: DocumentState = {
   document_sha256: '',
   blob_key: '',
   link_base: '',
+  locale: DEFAULT_LOCALE,
   signers: [],
   reminder_days: 3,
   custom_message: null,
@@ -251,6 +265,7 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
         document_sha256: d.document_sha256,
         blob_key: d.blob_key,
         link_base: d.link_base,
+        locale: { language: d.language ?? DEFAULT_LOCALE.language, timeZone: d.time_zone ?? DEFAULT_LOCALE.timeZone },
         signers: d.signers.map((x) => ({
           ...x,
           status: 'pending',

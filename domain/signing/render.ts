@@ -7,6 +7,10 @@
  * - `certificateOnly`: the certificate page and the audit pages alone (`/certificate`).
  */
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from 'pdf-lib';
+import fontkit from '@pdf-lib/fontkit';
+import { DEFAULT_LOCALE, LANGUAGE_TAGS, formatDateTime, formatNumber } from '../shared/locale.ts';
+import { inLatin, printable, subsetFace, type Face } from './fonts.ts';
+import { SIGNING_MESSAGES } from './messages.ts';
 import type { AuditEntry } from './audit.ts';
 import type { DocumentState, SignerState } from './document.ts';
 
@@ -27,9 +31,45 @@ export interface RenderInput {
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
 
-/** Replaces characters the standard (WinAnsi) fonts cannot encode. */
-export function winAnsi(text: string): string {
-  return text.normalize('NFC').replace(/[^\x20-\x7E\xA0-\xFF\u20AC\u2018\u2019\u201C\u201D\u2013\u2014\u2022]/g, '?');
+/**
+ * A font that draws each run of text with the Latin face, or with the CJK face for characters the Latin
+ * one lacks (see `fonts.ts`); text is made {@link printable} first. `standard` wraps a PDF standard font
+ * (Courier for hashes: ASCII only).
+ */
+export interface TextFont {
+  width(text: string, size: number): number;
+  draw(page: PDFPage, text: string, o: { x: number; y: number; size: number; color: ReturnType<typeof rgb> }): void;
+}
+
+function mixedFont(latin: PDFFont, cjk: PDFFont | null): TextFont {
+  const runs = (text: string): [PDFFont, string][] => {
+    const out: [PDFFont, string][] = [];
+    for (const ch of printable(text)) {
+      const f = cjk && !inLatin(ch.codePointAt(0)!) && ch !== ' ' ? cjk : latin;
+      const last = out.at(-1);
+      if (last && last[0] === f) last[1] += ch;
+      else out.push([f, ch]);
+    }
+    return out;
+  };
+  return {
+    width: (text, size) => runs(text).reduce((w, [f, t]) => w + f.widthOfTextAtSize(t, size), 0),
+    draw(page, text, o) {
+      let x = o.x;
+      for (const [f, t] of runs(text)) {
+        page.drawText(t, { x, y: o.y, size: o.size, font: f, color: o.color });
+        x += f.widthOfTextAtSize(t, o.size);
+      }
+    },
+  };
+}
+
+function standard(font: PDFFont): TextFont {
+  const ascii = (t: string) => t.replace(/[^\x20-\x7E]/g, '?');
+  return {
+    width: (text, size) => font.widthOfTextAtSize(ascii(text), size),
+    draw: (page, text, o) => page.drawText(ascii(text), { ...o, font }),
+  };
 }
 
 class Writer {
@@ -37,9 +77,9 @@ class Writer {
   y = 0;
   constructor(
     readonly doc: PDFDocument,
-    readonly font: PDFFont,
-    readonly bold: PDFFont,
-    readonly mono: PDFFont,
+    readonly font: TextFont,
+    readonly bold: TextFont,
+    readonly mono: TextFont,
     readonly header: string,
   ) {
     this.newPage();
@@ -47,20 +87,20 @@ class Writer {
   newPage(): void {
     this.page = this.doc.addPage([A4.width, A4.height]);
     this.y = A4.height - MARGIN;
-    this.page.drawText(winAnsi(this.header), { x: MARGIN, y: A4.height - 28, size: 8, font: this.font, color: rgb(0.4, 0.4, 0.4) });
+    this.font.draw(this.page, this.header, { x: MARGIN, y: A4.height - 28, size: 8, color: rgb(0.4, 0.4, 0.4) });
   }
   ensure(h: number): void {
     if (this.y - h < MARGIN) this.newPage();
   }
-  text(t: string, o: { size?: number; font?: PDFFont; indent?: number; color?: [number, number, number] } = {}): void {
+  text(t: string, o: { size?: number; font?: TextFont; indent?: number; color?: [number, number, number] } = {}): void {
     const size = o.size ?? 10;
     const font = o.font ?? this.font;
     const x = MARGIN + (o.indent ?? 0);
     const maxW = A4.width - MARGIN - x;
-    for (const line of wrap(winAnsi(t), font, size, maxW)) {
+    for (const line of wrap(t, font, size, maxW)) {
       this.ensure(size + 4);
       this.y -= size + 4;
-      this.page.drawText(line, { x, y: this.y, size, font, color: rgb(...(o.color ?? [0.1, 0.1, 0.1])) });
+      font.draw(this.page, line, { x, y: this.y, size, color: rgb(...(o.color ?? [0.1, 0.1, 0.1])) });
     }
   }
   gap(h: number): void {
@@ -68,20 +108,21 @@ class Writer {
   }
 }
 
-function wrap(text: string, font: PDFFont, size: number, maxW: number): string[] {
+function wrap(text: string, font: TextFont, size: number, maxW: number): string[] {
   const out: string[] = [];
-  for (const para of text.split('\n')) {
+  for (const para of printable(text).split('\n')) {
     let line = '';
     for (const word of para.split(/(\s+)/)) {
       const next = line + word;
-      if (font.widthOfTextAtSize(next, size) <= maxW || line === '') {
+      if (font.width(next, size) <= maxW || line === '') {
         line = next;
-        // A single over-long token (a hash): cut it.
-        while (font.widthOfTextAtSize(line, size) > maxW && line.length > 1) {
-          let cut = line.length - 1;
-          while (cut > 1 && font.widthOfTextAtSize(line.slice(0, cut), size) > maxW) cut--;
-          out.push(line.slice(0, cut));
-          line = line.slice(cut);
+        // A single over-long token (a hash, a run of CJK characters): cut it.
+        while (font.width(line, size) > maxW && [...line].length > 1) {
+          const chars = [...line];
+          let cut = chars.length - 1;
+          while (cut > 1 && font.width(chars.slice(0, cut).join(''), size) > maxW) cut--;
+          out.push(chars.slice(0, cut).join(''));
+          line = chars.slice(cut).join('');
         }
       } else {
         out.push(line.trimEnd());
@@ -93,7 +134,14 @@ function wrap(text: string, font: PDFFont, size: number, maxW: number): string[]
   return out;
 }
 
-async function drawSignature(page: PDFPage, box: { x: number; y: number; width: number; height: number }, s: SignerState, image: PDFImage | null, fonts: { script: PDFFont; small: PDFFont }, cover: boolean): Promise<void> {
+interface Fonts {
+  font: TextFont;
+  bold: TextFont;
+  mono: TextFont;
+  script: TextFont;
+}
+
+async function drawSignature(page: PDFPage, box: { x: number; y: number; width: number; height: number }, s: SignerState, image: PDFImage | null, fonts: Fonts, label: string, cover: boolean): Promise<void> {
   if (cover) page.drawRectangle({ x: box.x, y: box.y, width: box.width, height: box.height, color: rgb(1, 1, 1) });
   const labelSize = Math.max(5, Math.min(7, box.height * 0.18));
   const sigH = box.height - labelSize - 2;
@@ -101,88 +149,122 @@ async function drawSignature(page: PDFPage, box: { x: number; y: number; width: 
     const scale = Math.min(box.width / image.width, sigH / image.height);
     page.drawImage(image, { x: box.x, y: box.y + labelSize + 2, width: image.width * scale, height: image.height * scale });
   } else {
-    const name = winAnsi(s.typed_name ?? s.name);
+    const name = s.typed_name ?? s.name;
     let size = Math.min(sigH * 0.8, 24);
-    while (size > 6 && fonts.script.widthOfTextAtSize(name, size) > box.width) size -= 1;
-    page.drawText(name, { x: box.x + 2, y: box.y + labelSize + 4, size, font: fonts.script, color: rgb(0.05, 0.1, 0.45) });
+    while (size > 6 && fonts.script.width(name, size) > box.width) size -= 1;
+    fonts.script.draw(page, name, { x: box.x + 2, y: box.y + labelSize + 4, size, color: rgb(0.05, 0.1, 0.45) });
   }
-  let label = winAnsi(`Signed by ${s.name} · ${s.signed_at ?? ''} · ${s.signature_id ?? ''}`);
-  while (label.length > 8 && fonts.small.widthOfTextAtSize(label, labelSize) > box.width - 2) label = label.slice(0, -2);
-  page.drawText(label, { x: box.x + 1, y: box.y + 1, size: labelSize, font: fonts.small, color: rgb(0.3, 0.3, 0.3) });
+  let text = [...printable(label)];
+  while (text.length > 8 && fonts.font.width(text.join(''), labelSize) > box.width - 2) text = text.slice(0, -2);
+  fonts.font.draw(page, text.join(''), { x: box.x + 1, y: box.y + 1, size: labelSize, color: rgb(0.3, 0.3, 0.3) });
+}
+
+/**
+ * Embeds the certificate's fonts cut to the characters of `text` (everything the file will print): the
+ * Latin faces always, the CJK face only when some character needs it.
+ */
+async function embedFonts(doc: PDFDocument, text: string): Promise<Fonts> {
+  doc.registerFontkit(fontkit);
+  const chars = [...new Set(printable(text))].filter((c) => c !== '\n');
+  const latinChars = chars.filter((c) => inLatin(c.codePointAt(0)!)).join('');
+  const cjkChars = chars.filter((c) => !inLatin(c.codePointAt(0)!)).join('');
+  // No ligatures: an `fi` glyph would drop out of copied and extracted text (pdftotext read `Certi cado`).
+  const embed = async (face: Face, t: string) => doc.embedFont(await subsetFace(face, t), { subset: false, features: { liga: false, clig: false, dlig: false } });
+  const [regular, bold, italic, cjk] = await Promise.all([embed('regular', latinChars), embed('bold', latinChars), embed('italic', latinChars), cjkChars ? embed('cjk', cjkChars) : null]);
+  return { font: mixedFont(regular, cjk), bold: mixedFont(bold, cjk), script: mixedFont(italic, cjk), mono: standard(await doc.embedFont(StandardFonts.Courier)) };
 }
 
 /** Builds the unsigned final PDF (see the module comment); the caller signs it (`pades.ts`). */
 export async function renderFinal(input: RenderInput): Promise<PDFDocument> {
   const { state } = input;
+  const locale = state.locale ?? DEFAULT_LOCALE;
+  const m = SIGNING_MESSAGES[locale.language].certificate;
+  const when = (at: string | null | undefined) => (at ? formatDateTime(at, locale, 'precise') : '-');
   const doc = input.mode === 'certificateOnly' ? await PDFDocument.create() : await PDFDocument.load(input.original, { updateMetadata: false });
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
-  const script = await doc.embedFont(StandardFonts.TimesRomanItalic);
+  const signed = state.signers.filter((s) => s.status === 'signed').sort((a, b) => a.order - b.order);
+  const stamp = (s: SignerState) => m.stamp(s.name, when(s.signed_at), s.signature_id ?? '');
+
+  // Every line of the certificate and the audit pages is planned first: the fonts are cut to their characters.
+  const printed: string[] = [m.header(state.document_id)];
+  const plan: Array<(w: Writer, f: Fonts) => Promise<void> | void> = [];
+  const text = (t: string, o: { size?: number; font?: 'bold' | 'mono'; indent?: number; color?: [number, number, number] } = {}) => {
+    printed.push(t);
+    plan.push((w, f) => w.text(t, { ...o, font: o.font ? f[o.font] : f.font }));
+  };
+  text(m.title, { size: 20, font: 'bold' });
+  plan.push((w) => w.gap(6));
+  text(m.document(state.title), { size: 12, font: 'bold' });
+  text(m.documentId(state.document_id));
+  text(m.file(state.file.name, state.file.pages, formatNumber(state.file.size, locale)));
+  text(m.sha);
+  text(state.document_sha256, { font: 'mono', size: 9, indent: 12 });
+  text(m.timeline(when(state.created_at), when(state.completed_at), when(input.finalizedAt)));
+  text(m.timesIn(locale.timeZone), { size: 8, color: [0.35, 0.35, 0.35] });
+  plan.push((w) => w.gap(10));
+  text(m.signers(signed.length), { size: 13, font: 'bold' });
+  for (const s of signed) {
+    plan.push((w) => {
+      w.gap(4);
+      w.ensure(110);
+    });
+    text(`${s.order}. ${s.name} <${s.email}>${s.role ? ` · ${s.role}` : ''}`, { font: 'bold' });
+    text(m.signedAt(when(s.signed_at), s.ip_address ?? '-', s.method === 'drawn'), { indent: 12, size: 9 });
+    text(m.signatureLine(s.signature_id ?? '-', when(s.sent_at), when(s.viewed_at)), { indent: 12, size: 9 });
+    text(m.userAgent(s.user_agent ?? '-'), { indent: 12, size: 8, color: [0.35, 0.35, 0.35] });
+    if (s.fields.length === 0) {
+      // No placement: the signature goes here.
+      plan.push(async (w, f) => {
+        w.ensure(50);
+        w.y -= 46;
+        await drawSignature(w.page, { x: MARGIN + 12, y: w.y, width: 220, height: 44 }, s, images.get(s.id) ?? null, f, stamp(s), false);
+      });
+    } else {
+      text(m.placedOn([...new Set(s.fields.map((f) => f.page))].join(', ')), { indent: 12, size: 9 });
+    }
+  }
+  plan.push((w) => w.gap(10));
+  text(m.integrity, { size: 13, font: 'bold' });
+  text(m.integrityText(input.audit.length), { size: 9 });
+  text(input.chainHead, { font: 'mono', size: 9, indent: 12 });
+  text(m.verify(state.document_id), { size: 8, color: [0.35, 0.35, 0.35] });
+  plan.push((w) => w.gap(6));
+  text(m.sealed(input.signerName), { size: 8, color: [0.35, 0.35, 0.35] });
+  if (input.mode !== 'document') {
+    plan.push((w) => w.newPage());
+    text(m.auditTrail, { size: 16, font: 'bold' });
+    for (const [i, e] of input.audit.entries()) {
+      plan.push((w) => {
+        w.gap(3);
+        w.ensure(40);
+      });
+      const who = e.signer ? `${e.signer.name} <${e.signer.email}>` : e.recipients ? m.to(e.recipients.join(', ')) : e.user ? m.by(e.user) : '';
+      text(`${i + 1}. ${when(e.timestamp)}  ${e.event}  ${who}${e.ip_address ? `  IP ${e.ip_address}` : ''}${e.reason ? `  ${m.reason(e.reason)}` : ''}`, { size: 9 });
+      text(m.hash(e.hash), { font: 'mono', size: 7, indent: 12, color: [0.35, 0.35, 0.35] });
+    }
+  }
+  for (const s of signed) printed.push(`${s.typed_name ?? s.name} ${stamp(s)}`);
+
+  const fonts = await embedFonts(doc, printed.join('\n'));
   const images = new Map<string, PDFImage>();
   for (const [id, png] of input.images) images.set(id, await doc.embedPng(png));
-  const signed = state.signers.filter((s) => s.status === 'signed').sort((a, b) => a.order - b.order);
 
   if (input.mode !== 'certificateOnly') {
     const pages = doc.getPages();
     for (const s of signed) {
       for (const f of s.fields) {
         const page = pages[f.page - 1];
-        if (page) await drawSignature(page, f, s, images.get(s.id) ?? null, { script, small: font }, f.from_tag === true);
+        if (page) await drawSignature(page, f, s, images.get(s.id) ?? null, fonts, stamp(s), f.from_tag === true);
       }
     }
   }
+  const w = new Writer(doc, fonts.font, fonts.bold, fonts.mono, m.header(state.document_id));
+  for (const step of plan) await step(w, fonts);
 
-  const w = new Writer(doc, font, bold, mono, `Sello · Certificate of completion · ${state.document_id}`);
-  w.text('Certificate of completion', { size: 20, font: bold });
-  w.gap(6);
-  w.text(`Document: ${state.title}`, { size: 12, font: bold });
-  w.text(`Document id: ${state.document_id}`);
-  w.text(`File: ${state.file.name} (${state.file.pages} pages, ${state.file.size} bytes)`);
-  w.text(`SHA-256 of the uploaded PDF:`);
-  w.text(state.document_sha256, { font: mono, size: 9, indent: 12 });
-  w.text(`Created ${state.created_at}; all signers signed ${state.completed_at ?? '-'}; finalized ${input.finalizedAt}`);
-  w.gap(10);
-  w.text(`Signers (${signed.length})`, { size: 13, font: bold });
-  for (const s of signed) {
-    w.gap(4);
-    w.ensure(110);
-    w.text(`${s.order}. ${s.name} <${s.email}>${s.role ? ` · ${s.role}` : ''}`, { font: bold });
-    w.text(`Signed at ${s.signed_at} from IP ${s.ip_address} · method: ${s.method === 'drawn' ? 'drawn signature' : 'typed name'} · consent to sign electronically given`, { indent: 12, size: 9 });
-    w.text(`Signature id ${s.signature_id} · invited ${s.sent_at ?? '-'} · first viewed ${s.viewed_at ?? '-'}`, { indent: 12, size: 9 });
-    w.text(`User agent: ${s.user_agent ?? '-'}`, { indent: 12, size: 8, color: [0.35, 0.35, 0.35] });
-    if (s.fields.length === 0) {
-      // No placement: the signature goes here.
-      w.ensure(50);
-      w.y -= 46;
-      await drawSignature(w.page, { x: MARGIN + 12, y: w.y, width: 220, height: 44 }, s, images.get(s.id) ?? null, { script, small: font }, false);
-    } else {
-      w.text(`Signature placed on page(s) ${[...new Set(s.fields.map((f) => f.page))].join(', ')}`, { indent: 12, size: 9 });
-    }
-  }
-  w.gap(10);
-  w.text('Audit trail integrity', { size: 13, font: bold });
-  w.text(`Each audit entry carries the SHA-256 of the previous one, the first chained to the document hash above. ${input.audit.length} entries; hash of the last entry before finalize:`, { size: 9 });
-  w.text(input.chainHead, { font: mono, size: 9, indent: 12 });
-  w.text(`Verify: npm run cli -- signing audit --document ${state.document_id}`, { size: 8, color: [0.35, 0.35, 0.35] });
-  w.gap(6);
-  w.text(`This file is sealed with a PAdES signature by "${input.signerName}" covering every page and this certificate.`, { size: 8, color: [0.35, 0.35, 0.35] });
-
-  if (input.mode !== 'document') {
-    w.newPage();
-    w.text('Audit trail', { size: 16, font: bold });
-    for (const [i, e] of input.audit.entries()) {
-      w.gap(3);
-      w.ensure(40);
-      const who = e.signer ? `${e.signer.name} <${e.signer.email}>` : e.recipients ? `to ${e.recipients.join(', ')}` : e.user ? `by ${e.user}` : '';
-      w.text(`${i + 1}. ${e.timestamp}  ${e.event}  ${who}${e.ip_address ? `  IP ${e.ip_address}` : ''}${e.reason ? `  reason: ${e.reason}` : ''}`, { size: 9 });
-      w.text(`hash ${e.hash}`, { font: mono, size: 7, indent: 12, color: [0.35, 0.35, 0.35] });
-    }
-  }
-  doc.setTitle(winAnsi(state.title));
+  doc.setTitle(printable(state.title));
   doc.setSubject(`Sello document ${state.document_id}`);
   doc.setProducer('Sello');
   doc.setCreator('Sello signing');
+  doc.setLanguage(LANGUAGE_TAGS[locale.language]);
   doc.setModificationDate(new Date(input.finalizedAt));
   return doc;
 }

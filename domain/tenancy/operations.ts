@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import { PLAN_NAMES, type PlanName } from '../plans/plans.ts';
+import { LANGUAGES, isTimeZone, parseLanguage } from '../shared/locale.ts';
 import { PERMISSIONS, formatApiKey, hashApiKey, keyHint, type Permission } from './api-key.ts';
-import { apiKeyStream, emptyTenancy, evolveTenancy, tenantStream, type ApiKeyCreated, type ApiKeyRevoked, type Tenant, type TenancyEvent, type TenantCreated, type TenantLimitsSet, type TenantPlanChanged } from './tenancy.ts';
+import { apiKeyStream, emptyTenancy, evolveTenancy, tenantStream, type ApiKeyCreated, type ApiKeyRevoked, type Tenant, type TenancyEvent, type TenantCreated, type TenantLimitsSet, type TenantLocaleSet, type TenantPlanChanged } from './tenancy.ts';
 
 /** A tenancy command was refused (unknown tenant/key, bad plan or permission). `code` is stable. */
 export class TenancyError extends Error {
   override readonly name = 'TenancyError';
   constructor(
-    readonly code: 'unknown_tenant' | 'unknown_key' | 'invalid_plan' | 'invalid_permissions' | 'already_revoked' | 'invalid_limits',
+    readonly code: 'unknown_tenant' | 'unknown_key' | 'invalid_plan' | 'invalid_permissions' | 'already_revoked' | 'invalid_limits' | 'invalid_locale',
     message: string,
   ) {
     super(message);
@@ -73,6 +74,21 @@ export async function setTenantLimits(o: {
   await o.store.append(tenantStream(o.tenantId), [{ type: 'TenantLimitsSet', data, metadata: { tenant_id: o.tenantId } }], {
     expectedRevision: 'stream_exists',
   });
+}
+
+/**
+ * Sets a tenant's default language (`es`/`es-MX` or `en`) and IANA time zone, used by its signing
+ * documents created without their own `language`/`time_zone`, and by its usage page.
+ * @throws TenancyError `invalid_locale` for an unknown language or time zone; `tenant_not_found`.
+ */
+export async function setTenantLocale(o: { store: EventStore; tenantId: string; language: string; timeZone: string; now?: () => number }): Promise<TenantLocaleSet['data']> {
+  const language = parseLanguage(o.language);
+  if (!language) throw new TenancyError('invalid_locale', `language must be one of ${LANGUAGES.join(', ')}: ${o.language}`);
+  if (!isTimeZone(o.timeZone)) throw new TenancyError('invalid_locale', `time zone must be an IANA name such as America/Mexico_City: ${o.timeZone}`);
+  await requireTenant(o.store, o.tenantId);
+  const data: TenantLocaleSet['data'] = { tenant_id: o.tenantId, language, time_zone: o.timeZone, set_at: nowIso(o.now ?? Date.now) };
+  await o.store.append(tenantStream(o.tenantId), [{ type: 'TenantLocaleSet', data, metadata: { tenant_id: o.tenantId } }], { expectedRevision: 'stream_exists' });
+  return data;
 }
 
 /**

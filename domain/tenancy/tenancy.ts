@@ -1,5 +1,6 @@
 import type { PlanName } from '../plans/plans.ts';
 import type { Permission } from './api-key.ts';
+import type { Language, Locale } from '../shared/locale.ts';
 
 /**
  * Tenancy events. A tenant's stream is `tenant-<tenantId>`; a key's stream is `api-key-<keyId>` (so a
@@ -12,14 +13,16 @@ export type TenantLimitsSet = {
   type: 'TenantLimitsSet';
   data: { tenant_id: string; requests_per_minute?: number | null; concurrent_requests?: number | null; set_at: string };
 };
+/** The tenant's default language and time zone of what signers and dashboard readers see (`cli tenant locale`). */
+export type TenantLocaleSet = { type: 'TenantLocaleSet'; data: { tenant_id: string; language: Language; time_zone: string; set_at: string } };
 export type ApiKeyCreated = {
   type: 'ApiKeyCreated';
   data: { key_id: string; tenant_id: string; key_hash: string; hint: string; permissions: Permission[]; test: boolean; name: string | null; created_at: string };
 };
 export type ApiKeyRevoked = { type: 'ApiKeyRevoked'; data: { key_id: string; tenant_id: string; revoked_at: string } };
 
-export type TenancyEvent = TenantCreated | TenantPlanChanged | TenantLimitsSet | ApiKeyCreated | ApiKeyRevoked;
-export const TENANCY_EVENT_TYPES = ['TenantCreated', 'TenantPlanChanged', 'TenantLimitsSet', 'ApiKeyCreated', 'ApiKeyRevoked'] as const;
+export type TenancyEvent = TenantCreated | TenantPlanChanged | TenantLimitsSet | TenantLocaleSet | ApiKeyCreated | ApiKeyRevoked;
+export const TENANCY_EVENT_TYPES = ['TenantCreated', 'TenantPlanChanged', 'TenantLimitsSet', 'TenantLocaleSet', 'ApiKeyCreated', 'ApiKeyRevoked'] as const;
 
 export const tenantStream = (tenantId: string) => `tenant-${tenantId}`;
 export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
@@ -30,6 +33,8 @@ export interface Tenant {
   plan: PlanName;
   createdAt: string;
   limits: { requestsPerMinute?: number | null; concurrentRequests?: number | null };
+  /** Set by `TenantLocaleSet`; absent: Spanish, America/Mexico_City (domain/shared/locale.ts). */
+  locale?: Locale;
 }
 
 export interface ApiKey {
@@ -76,6 +81,11 @@ export function evolveTenancy(state: TenancyState, event: TenancyEvent): Tenancy
         if (event.data.requests_per_minute !== undefined) t.limits.requestsPerMinute = event.data.requests_per_minute;
         if (event.data.concurrent_requests !== undefined) t.limits.concurrentRequests = event.data.concurrent_requests;
       }
+      return state;
+    }
+    case 'TenantLocaleSet': {
+      const t = state.tenants.get(event.data.tenant_id);
+      if (t) t.locale = { language: event.data.language, timeZone: event.data.time_zone };
       return state;
     }
     case 'ApiKeyCreated': {

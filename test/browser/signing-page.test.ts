@@ -83,24 +83,24 @@ describe.skipIf(!have)('signing page in Chromium', () => {
         .map((el) => el.outerHTML.slice(0, 80)),
     );
     expect(unnamed).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
-    expect(await page.getByRole('img', { name: 'Page 3 of 3 of Contrato de arrendamiento' }).count()).toBe(1);
-    await page.getByLabel('Draw my signature').check();
-    const pad = page.getByRole('img', { name: 'Signature drawing area' });
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('es-MX');
+    expect(await page.getByRole('img', { name: 'Página 3 de 3 de Contrato de arrendamiento' }).count()).toBe(1);
+    await page.getByLabel('Dibujar mi firma').check();
+    const pad = page.getByRole('img', { name: 'Área para dibujar la firma' });
     const box = (await pad.boundingBox())!;
     await page.mouse.move(box.x + 30, box.y + 120);
     await page.mouse.down();
     for (let i = 1; i <= 30; i++) await page.mouse.move(box.x + 30 + i * 12, box.y + 120 - Math.sin(i / 3) * 50 - i, { steps: 2 });
     await page.mouse.up();
     // Submitting without consent is stopped by the browser (required checkbox).
-    await page.getByRole('button', { name: 'Sign document' }).click();
+    await page.getByRole('button', { name: 'Firmar documento' }).click();
     expect(page.url()).toContain('?t=');
-    await page.getByLabel(/I agree to sign this document electronically/).check();
-    await page.getByRole('heading', { name: 'Sign' }).scrollIntoViewIfNeeded();
+    await page.getByLabel(/Acepto firmar este documento electrónicamente/).check();
+    await page.getByRole('heading', { name: 'Firmar', exact: true }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'signing-page-desktop.png'), fullPage: false });
-    await page.getByRole('button', { name: 'Sign document' }).click();
+    await page.getByRole('button', { name: 'Firmar documento' }).click();
     await page.waitForURL(`**/sign/${id}/sign`);
-    expect(await page.getByRole('heading', { level: 1 }).textContent(), await page.locator('.error').allTextContents().then((t) => t.join(' | '))).toBe('Thank you, your signature is recorded');
+    expect(await page.getByRole('heading', { level: 1 }).textContent(), await page.locator('.error').allTextContents().then((t) => t.join(' | '))).toBe('Gracias, tu firma quedó registrada');
     await page.close();
 
     const m2 = await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes('mario@example.com')), 15_000, 'mario invitation');
@@ -111,17 +111,17 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-phone.png'), fullPage: false });
     // Keyboard only: focus the typed name, replace it, tab to the consent box, space, enter on the button.
-    await phone.getByLabel('Your full name, as your signature').focus();
+    await phone.getByLabel('Tu nombre completo, como firma').focus();
     await phone.keyboard.press('Control+A');
     await phone.keyboard.type('Mario Pérez G.');
-    await phone.getByLabel(/I agree to sign this document electronically/).focus();
+    await phone.getByLabel(/Acepto firmar este documento electrónicamente/).focus();
     await phone.keyboard.press('Space');
-    expect(await phone.getByLabel(/I agree to sign this document electronically/).isChecked()).toBe(true);
-    await phone.getByRole('button', { name: 'Sign document' }).focus();
+    expect(await phone.getByLabel(/Acepto firmar este documento electrónicamente/).isChecked()).toBe(true);
+    await phone.getByRole('button', { name: 'Firmar documento' }).focus();
     await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-phone-form.png'), fullPage: false });
     await phone.keyboard.press('Enter');
     await phone.waitForURL(`**/sign/${id}/sign`);
-    expect(await phone.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you, your signature is recorded');
+    expect(await phone.getByRole('heading', { level: 1 }).textContent()).toBe('Gracias, tu firma quedó registrada');
     await phone.close();
 
     const doc = (await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any;
@@ -139,13 +139,13 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(s.url + linkOf(m));
     await allImagesLoaded(page);
-    await page.getByLabel(/Why do you decline/).fill('La cláusula 4 no es aceptable.');
-    await page.getByRole('button', { name: 'Decline to sign' }).click();
+    await page.getByLabel(/Por qué lo rechazas/).fill('La cláusula 4 no es aceptable.');
+    await page.getByRole('button', { name: 'Rechazar la firma' }).click();
     await page.waitForURL(`**/sign/${id}/decline`);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You declined to sign');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Rechazaste firmar');
     await page.screenshot({ path: join(ARTIFACTS, 'signing-page-declined.png') });
     await page.goto(s.url + linkOf(m));
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('You declined this document');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Rechazaste este documento');
     await page.close();
     const doc = (await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any;
     expect(doc.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'signer', reason: 'La cláusula 4 no es aceptable.' } });

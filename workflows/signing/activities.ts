@@ -43,6 +43,7 @@ export function createSigningActivities(deps: SigningActivityDeps): Record<strin
       customMessage: s.custom_message,
       link: link.url,
       expiresAt: link.expiresAt,
+      locale: s.locale,
       ...(deps.branding ? { branding: await deps.branding(s.tenant_id) } : {}),
     });
     await mailer.send({ from: deps.mailFrom, to: { name: signer.name, address: signer.email }, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': documentId } });
@@ -102,6 +103,7 @@ export function createSigningActivities(deps: SigningActivityDeps): Record<strin
             signerEmail: signer.email,
             reason: String(d.reason),
             declinedAt: String(d.at),
+            locale: s.locale,
             ...(deps.branding ? { branding: await deps.branding(s.tenant_id) } : {}),
           });
           await mailer.send({ from: deps.mailFrom, to: { address: s.notify_email }, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': s.document_id } });

@@ -1,8 +1,12 @@
 /**
- * Every e-mail of the signing capability, rendered in one place (plain-text and HTML parts). Branding
+ * Every e-mail of the signing capability, rendered in one place (plain-text and HTML parts), in the
+ * document's language and time zone (Spanish, Mexico City by default; `domain/signing/messages.ts`). Branding
  * (company name, colour, logo URL) is a parameter with Sello's defaults, so a white-label deployment
  * passes its own.
  */
+
+import { DEFAULT_LOCALE, LANGUAGE_TAGS, formatDateTime, type Locale } from '../../domain/shared/locale.ts';
+import { SIGNING_MESSAGES } from '../../domain/signing/messages.ts';
 
 /** White-label branding of signing pages and e-mails. */
 export interface Branding {
@@ -31,15 +35,15 @@ export interface RenderedMail {
   html: string;
 }
 
-function layout(b: Branding, title: string, bodyHtml: string): string {
+function layout(b: Branding, locale: Locale, title: string, bodyHtml: string): string {
   const color = safeColor(b.primaryColor);
   const logo = b.logoUrl && /^https?:\/\//.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<strong style="font-size:18px;color:${color}">${escapeHtml(b.companyName)}</strong>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
-<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a">
+  return `<!doctype html><html lang="${LANGUAGE_TAGS[locale.language]}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
+<body style="margin:0;padding:16px;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a">
 <div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:24px">
 <div style="margin-bottom:16px">${logo}</div>
 ${bodyHtml}
-<p style="font-size:12px;color:#555;margin-top:24px">Sent by ${escapeHtml(b.companyName)} on behalf of the sender of this document.</p>
+<p style="font-size:12px;color:#555;margin-top:24px">${escapeHtml(SIGNING_MESSAGES[locale.language].mail.footer(b.companyName))}</p>
 </div></body></html>`;
 }
 
@@ -54,49 +58,51 @@ export interface InvitationMailInput {
   message: string | null;
   customMessage: string | null;
   link: string;
+  /** ISO time the link expires (shown in the reader's words and time zone). */
   expiresAt: string;
   branding?: Branding;
+  /** The document's language and time zone; Spanish, Mexico City by default. */
+  locale?: Locale;
 }
 
 /** Invitation or reminder to sign: the signer's personal link (never shown to the document's owner). */
 export function renderInvitationMail(i: InvitationMailInput): RenderedMail {
   const b = i.branding ?? DEFAULT_BRANDING;
-  const subject = i.kind === 'reminder' ? `Reminder: please sign "${i.title}"` : `Please sign "${i.title}"`;
+  const locale = i.locale ?? DEFAULT_LOCALE;
+  const m = SIGNING_MESSAGES[locale.language].mail;
+  const expires = formatDateTime(i.expiresAt, locale);
+  const subject = i.kind === 'reminder' ? m.reminderSubject(i.title) : m.inviteSubject(i.title);
   const note = [i.customMessage, i.message].filter((x): x is string => !!x && x.trim() !== '');
-  const text = [
-    `Hello ${i.signerName},`,
-    '',
-    i.kind === 'reminder' ? `This is a reminder that "${i.title}" is waiting for your signature.` : `You are invited to sign "${i.title}".`,
-    ...(note.length ? ['', ...note] : []),
-    '',
-    `Open this personal link to read and sign the document (do not forward it; it expires ${i.expiresAt}):`,
-    i.link,
-    '',
-    `- ${b.companyName}`,
-  ].join('\n');
+  const lead = i.kind === 'reminder' ? m.reminder(i.title) : m.invited(i.title);
+  const text = [m.hello(i.signerName), '', lead, ...(note.length ? ['', ...note] : []), '', m.openLink(expires), i.link, '', `- ${b.companyName}`].join('\n');
   const html = layout(
     b,
+    locale,
     subject,
-    `<p>Hello ${escapeHtml(i.signerName)},</p>
-<p>${i.kind === 'reminder' ? `This is a reminder that <strong>${escapeHtml(i.title)}</strong> is waiting for your signature.` : `You are invited to sign <strong>${escapeHtml(i.title)}</strong>.`}</p>
+    `<p>${escapeHtml(m.hello(i.signerName))}</p>
+<p>${escapeHtml(lead)}</p>
 ${note.map((n) => `<blockquote style="border-left:3px solid #ccc;margin:0 0 12px;padding-left:12px;white-space:pre-wrap">${escapeHtml(n)}</blockquote>`).join('\n')}
-${button(b, i.link, 'Review and sign')}
-<p style="font-size:13px;color:#444">This link is personal: do not forward it. It expires ${escapeHtml(i.expiresAt)}.</p>`,
+${button(b, i.link, m.button)}
+<p style="font-size:13px;color:#444">${escapeHtml(m.personal(expires))}</p>`,
   );
   return { subject, text, html };
 }
 
 /** The owner's notice that a signer declined, with the reason (docuseal#355, #672). */
-export function renderDeclinedMail(i: { title: string; documentId: string; signerName: string; signerEmail: string; reason: string; declinedAt: string; branding?: Branding }): RenderedMail {
+export function renderDeclinedMail(i: { title: string; documentId: string; signerName: string; signerEmail: string; reason: string; declinedAt: string; branding?: Branding; locale?: Locale }): RenderedMail {
   const b = i.branding ?? DEFAULT_BRANDING;
-  const subject = `Declined: "${i.title}" by ${i.signerName}`;
-  const text = [`${i.signerName} <${i.signerEmail}> declined to sign "${i.title}" (${i.documentId}) at ${i.declinedAt}.`, '', 'Reason:', i.reason, '', 'The document is now cancelled.'].join('\n');
+  const locale = i.locale ?? DEFAULT_LOCALE;
+  const m = SIGNING_MESSAGES[locale.language].mail;
+  const subject = m.declinedSubject(i.title, i.signerName);
+  const lead = m.declinedText(i.signerName, i.signerEmail, i.title, i.documentId, formatDateTime(i.declinedAt, locale));
+  const text = [lead, '', m.reason, i.reason, '', m.nowCancelled].join('\n');
   const html = layout(
     b,
+    locale,
     subject,
-    `<p><strong>${escapeHtml(i.signerName)}</strong> &lt;${escapeHtml(i.signerEmail)}&gt; declined to sign <strong>${escapeHtml(i.title)}</strong> (${escapeHtml(i.documentId)}) at ${escapeHtml(i.declinedAt)}.</p>
-<p>Reason:</p><blockquote style="border-left:3px solid #c00;margin:0;padding-left:12px;white-space:pre-wrap">${escapeHtml(i.reason)}</blockquote>
-<p>The document is now cancelled.</p>`,
+    `<p>${escapeHtml(lead)}</p>
+<p>${escapeHtml(m.reason)}</p><blockquote style="border-left:3px solid #c00;margin:0;padding-left:12px;white-space:pre-wrap">${escapeHtml(i.reason)}</blockquote>
+<p>${escapeHtml(m.nowCancelled)}</p>`,
   );
   return { subject, text, html };
 }

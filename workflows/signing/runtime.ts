@@ -50,6 +50,7 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
     },
     linkKey: () => platform.secrets.signingLinkKey(),
     catchUp: () => platform.projections.catchUp(),
+    tenantLocale: (tenantId) => platform.tenancy.state.tenants.get(tenantId)?.locale,
     settings: {
       publicBaseUrl: c.PUBLIC_BASE_URL ? c.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
       previewTtlSeconds: c.SIGNING_PREVIEW_TTL_SECONDS,

@@ -15,6 +15,7 @@ import type { SigningIdentity } from '../../infra/secrets/signing-identity.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
 import { hasControlCharacters } from '../../domain/shared/text.ts';
 import {
+  LINK_MAX_DAYS,
   documentStream,
   effectiveStatus,
   foldDocument,
@@ -42,6 +43,7 @@ import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED, checkSignature, scan
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
+import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
 
 export interface SigningSettings {
   /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
@@ -73,6 +75,8 @@ export interface SigningDeps {
   linkKey: () => Buffer;
   catchUp: () => Promise<void>;
   settings: SigningSettings;
+  /** The tenant's language and time zone setting (`cli tenant locale`), when it has one. */
+  tenantLocale?: (tenantId: string) => Partial<Locale> | undefined;
 }
 
 export interface CreateInput {
@@ -88,6 +92,10 @@ export interface CreateInput {
   pdf: Buffer;
   signers: { email: string; name: string; role: string; order: number; fields: Placement[] }[];
   origin: string;
+  /** Language of what the signers read; null = the tenant's setting, else Spanish. */
+  language?: Language | null;
+  /** IANA time zone of the dates they read; null = the tenant's setting, else America/Mexico_City. */
+  timeZone?: string | null;
 }
 
 /** Hash of a signer link token (what the log keeps). */
@@ -159,6 +167,8 @@ export function createSigningService(deps: SigningDeps) {
       created_at: s.created_at,
       updated_at: s.updated_at,
       expiry_date: s.expiry_date,
+      language: s.locale.language,
+      time_zone: s.locale.timeZone,
       signers: s.signers.map(signerView),
       file: s.file,
       signing_url: u.signing_url,
@@ -252,6 +262,10 @@ export function createSigningService(deps: SigningDeps) {
           documentSha256: sha256(input.pdf),
           blobKey: key,
           linkBase: settings.publicBaseUrl ?? input.origin,
+          locale: {
+            language: input.language ?? deps.tenantLocale?.(tenant)?.language ?? DEFAULT_LOCALE.language,
+            timeZone: input.timeZone ?? deps.tenantLocale?.(tenant)?.timeZone ?? DEFAULT_LOCALE.timeZone,
+          },
           signers,
           tags: info.tags,
         },
@@ -433,7 +447,7 @@ export function createSigningService(deps: SigningDeps) {
         const { state, appended } = await execute(
           documentId,
           (s) => {
-            expiresAt = iso(Math.min(Date.parse(s.expiry_date), now + 30 * 86_400_000));
+            expiresAt = iso(Math.min(Date.parse(s.expiry_date), now + LINK_MAX_DAYS * 86_400_000));
             return decideIssueLink(s, { signerId, tokenHash: tokenHash(token), expiresAt, purpose }, now);
           },
           {},

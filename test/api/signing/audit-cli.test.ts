@@ -3,6 +3,7 @@
  * signing audit --document ID` exports the raw stream and verifies its hash chain (whose head is printed on
  * the certificate of completion), and an edit of one logged event breaks the chain (exit 2).
  */
+import { DEFAULT_LOCALE, formatDateTime } from '../../../domain/shared/locale.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -76,7 +77,8 @@ describe('signing audit trail for auditors', () => {
       expect(text.stdout.replace(/\s+/g, '')).toContain(audit.json.certificate_chain_head);
       // and the same finalize instant as the record (it printed the start of sealing, up to 5 s earlier)
       const finalizedAt = ((await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any).data.finalized_at as string;
-      expect(text.stdout.replace(/\s+/g, " "), text.stdout).toContain(`finalized ${finalizedAt}`);
+      // (in the document's language and time zone: Spanish, Mexico City by default)
+      expect(text.stdout.replace(/\s+/g, ' '), text.stdout).toContain(`finalizado: ${formatDateTime(finalizedAt, DEFAULT_LOCALE, 'precise').replace(/\s+/g, ' ')}`);
     }
     else console.log('skip: pdftotext not installed; certificate text not checked');
 

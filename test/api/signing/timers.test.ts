@@ -40,8 +40,8 @@ describe('signing timers', () => {
     clock.offset += DAY + 60_000;
     await waitFor(() => mails().length === 2, 15_000, 'reminder');
     const reminder = mails()[1]!;
-    expect(reminder.body).toContain('is waiting for your signature');
-    expect(reminder.subject).toMatch(/Reminder/);
+    expect(reminder.body).toContain('Hola, Slow Signer');
+    expect(reminder.subject).toMatch(/Recordatorio/);
     expect(linkOf(reminder)).not.toBe(linkOf(mails()[0]!));
     const mid = (await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any;
     expect(mid.data.signers[0].reminder_sent_at).toBeTruthy();

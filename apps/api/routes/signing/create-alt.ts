@@ -4,7 +4,9 @@ import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { ApiError } from '../../errors.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
 import { hasControlCharacters } from '../../../../domain/shared/text.ts';
+import { ErrorBody } from '../../error-schemas.ts';
 import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, SignerInputSchema, actor, mapSigningErrors, type LinkOriginOf, parseExpiresIn, parseNotifyEmail, parseSigners } from './shared.ts';
+import { LOCALE_TEXT, assertPrintable, parseLanguageField, parseTimeZoneField } from './locale-fields.ts';
 
 export const CreateAltBody = z.object({
   document: z.string().min(1).describe('The PDF, base64 (a `data:application/pdf;base64,` prefix is accepted)'),
@@ -14,6 +16,8 @@ export const CreateAltBody = z.object({
   description: z.string().max(2000).optional(),
   expires_in: z.string().optional().describe('Lifetime: `<n>d` (days) or `<n>h` (hours); default 30 days').meta({ example: '7d' }),
   notify_email: z.string().max(254).optional(),
+  language: z.string().max(40).optional().describe('`es` (Spanish, Mexico; default: the tenant\'s setting, else `es`) or `en`').meta({ example: 'es' }),
+  time_zone: z.string().max(64).optional().describe('IANA time zone of the dates signers read (default: the tenant\'s setting, else America/Mexico_City)').meta({ example: 'America/Mexico_City' }),
   send: z.boolean().default(true).describe('Send the invitations at once (default true): the alternative path is create-and-send'),
 });
 
@@ -32,9 +36,9 @@ export function registerCreateAlt(app: ApiApp, service: SigningService, originOf
     schema: {
       tags: ['signing'],
       summary: 'Create and send a signing document (JSON, base64 PDF)',
-      description: `Alternative path. \`document\` is the PDF in base64; \`expires_in\` like \`7d\`. Answers like GET /v1/signing/documents/{id} (201). ${LIMITS_TEXT} Costs 5 credits.`,
+      description: `Alternative path. \`document\` is the PDF in base64; \`expires_in\` like \`7d\`. Answers like GET /v1/signing/documents/{id} (201). ${LOCALE_TEXT} ${LIMITS_TEXT} Costs 5 credits.`,
       body: CreateAltBody,
-      response: { 201: CreateAltResponse, ...SIGNING_ERRORS },
+      response: { 201: CreateAltResponse, ...SIGNING_ERRORS, 422: ErrorBody },
     },
     handler: async (request, reply) => {
       const body = request.body as z.infer<typeof CreateAltBody>;
@@ -43,12 +47,16 @@ export function registerCreateAlt(app: ApiApp, service: SigningService, originOf
       const pdf = Buffer.from(b64, 'base64');
       if (pdf.length > MAX_PDF_BYTES) throw new ApiError(413, 'pdf_too_large', `The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB`, { max_bytes: MAX_PDF_BYTES });
       const signers = parseSigners(body.signers.map(({ email, name, role, order, fields }) => ({ email, name, role, order, fields })));
+      const language = parseLanguageField(body.language);
+      const timeZone = parseTimeZoneField(body.time_zone);
+      const title = body.title ?? body.signers[0]?.title ?? 'Document';
+      assertPrintable(title, signers);
       const tenantId = request.auth!.tenantId;
       const created = await mapSigningErrors(() =>
         service.create({
           tenantId,
           user: actor(request),
-          title: body.title ?? body.signers[0]?.title ?? 'Document',
+          title,
           description: body.description ?? null,
           message: body.message ?? body.signers[0]?.message ?? null,
           notifyEmail: parseNotifyEmail(body.notify_email),
@@ -56,6 +64,8 @@ export function registerCreateAlt(app: ApiApp, service: SigningService, originOf
           fileName: 'document.pdf',
           pdf,
           signers,
+          language,
+          timeZone,
           origin: originOf(request),
         }),
       );

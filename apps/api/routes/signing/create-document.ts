@@ -5,7 +5,9 @@ import { ApiError } from '../../errors.ts';
 import { readMultipart } from '../../multipart.ts';
 import { singleField } from '../../forms.ts';
 import { MAX_PDF_BYTES } from '../../../../domain/signing/errors.ts';
+import { ErrorBody } from '../../error-schemas.ts';
 import { DocumentView, LIMITS_TEXT, SIGNING_ERRORS, actor, mapSigningErrors, parseTitle, type LinkOriginOf, parseExpiryDate, parseNotifyEmail, parseSigners } from './shared.ts';
+import { LOCALE_TEXT, assertPrintable, parseLanguageField, parseTimeZoneField } from './locale-fields.ts';
 
 export const CreateDocumentResponse = z.object({ success: z.literal(true), data: DocumentView });
 
@@ -22,11 +24,12 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
       summary: 'Create a signing document',
       description:
         'multipart: `document` (PDF file, required), `title` (required), `signers` (JSON array of {email, name, role, order, fields?}, required), ' +
-        '`description`, `message`, `expiry_date` (YYYY-MM-DD: open until the end of that day UTC; default 30 days), `notify_email` (where declines are mailed). ' +
+        '`description`, `message`, `expiry_date` (YYYY-MM-DD: open until the end of that day UTC; default 30 days), `notify_email` (where declines are mailed), `language`, `time_zone`. ' +
+        `${LOCALE_TEXT} ` +
         'The PDF is judged by MuPDF and pdf-lib: truncated, damaged (repaired xref), encrypted or unparsable files are 400 `pdf_corrupted`. ' +
         `${LIMITS_TEXT} Placements outside the document are 400 \`invalid_placement\`. Status \`draft\`; costs 5 credits.`,
       consumes: ['multipart/form-data'],
-      response: { 201: CreateDocumentResponse, ...SIGNING_ERRORS },
+      response: { 201: CreateDocumentResponse, ...SIGNING_ERRORS, 422: ErrorBody },
     },
     handler: async (request, reply) => {
       const { files, fields } = await readMultipart(request, {
@@ -47,6 +50,9 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
       }
       const signers = parseSigners(rawSigners);
       const notify = parseNotifyEmail(singleField(fields, 'notify_email'));
+      const language = parseLanguageField(singleField(fields, 'language'));
+      const timeZone = parseTimeZoneField(singleField(fields, 'time_zone'));
+      assertPrintable(title, signers);
       const data = await mapSigningErrors(() =>
         service.create({
           tenantId: request.auth!.tenantId,
@@ -59,6 +65,8 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
           fileName: (file.filename || 'document.pdf').slice(0, 200),
           pdf: file.data,
           signers,
+          language,
+          timeZone,
           origin: originOf(request),
         }),
       );

@@ -6,11 +6,16 @@
  * 360 px wide phone screen.
  */
 import { DEFAULT_BRANDING, escapeHtml, safeColor, type Branding } from '../../../../workflows/signing/emails.ts';
+import { DEFAULT_LOCALE, LANGUAGE_TAGS, formatDateTime, type Locale } from '../../../../domain/shared/locale.ts';
+import { SIGNING_MESSAGES } from '../../../../domain/signing/messages.ts';
+import { LINK_MAX_DAYS } from '../../../../domain/signing/document.ts';
 
 export interface PageShell {
   title: string;
   nonce: string;
   branding?: Branding;
+  /** The document's language and time zone (Spanish, Mexico City when there is no document). */
+  locale?: Locale;
 }
 
 function shell(p: PageShell, body: string, script = ''): string {
@@ -19,7 +24,7 @@ function shell(p: PageShell, body: string, script = ''): string {
   // An https URL, or a same-origin path (a deployment's stored logo, `/api/deployments/<id>/logo`).
   const logo = b.logoUrl && /^(https:\/\/|\/(?![/\\]))/.test(b.logoUrl) ? `<img src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.companyName)}" height="32">` : `<span class="brand">${escapeHtml(b.companyName)}</span>`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${LANGUAGE_TAGS[(p.locale ?? DEFAULT_LOCALE).language]}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(p.title)} · ${escapeHtml(b.companyName)}</title>
 <style nonce="${p.nonce}">
 *{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1a1a1a;background:#f4f5f7;line-height:1.5}
@@ -35,7 +40,8 @@ canvas{display:block;width:100%;max-width:600px;height:180px;border:2px dashed #
 button{font-size:1rem;padding:12px 20px;border-radius:6px;border:2px solid ${color};cursor:pointer;margin:8px 8px 0 0}
 .primary{background:${color};color:#fff}.secondary{background:#fff;color:#1a1a1a;border-color:#6b6b6b}.danger{background:#fff;color:#a00000;border-color:#a00000}
 :focus-visible{outline:3px solid #ffb000;outline-offset:2px}.muted{color:#4a4a4a;font-size:.9rem}.banner{background:#fff4d6;border:1px solid #b58100;padding:10px;border-radius:6px}
-.error{color:#a00000;font-weight:600}.hidden{display:none}
+.error{color:#a00000;font-weight:600}.hidden{display:none}.message{white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
+h1,p{overflow-wrap:anywhere}
 </style></head>
 <body><header>${logo}</header><main id="main">${body}</main>${script ? `<script nonce="${p.nonce}">${script}</script>` : ''}</body></html>`;
 }
@@ -48,11 +54,14 @@ export interface SigningPageInput extends PageShell {
   signerEmail: string;
   pages: number;
   token: string;
+  /** ISO time this signer's link expires. */
   expiresAt: string;
+  /** ISO time the document expires (`expiry_date`); said too when later than the link's expiry. */
+  documentExpiresAt: string;
   error?: string | null;
 }
 
-const DRAW_SCRIPT = `(function(){
+const drawScript = (drawFirst: string) => `(function(){
 var c=document.getElementById('pad');if(!c)return;var ctx=c.getContext('2d');var drawing=false,drawn=false;
 function fit(){var r=c.getBoundingClientRect();var d=window.devicePixelRatio||1;c.width=Math.round(r.width*d);c.height=Math.round(r.height*d);ctx.setTransform(d,0,0,d,0,0);ctx.lineWidth=2.5;ctx.lineCap='round';ctx.lineJoin='round';ctx.strokeStyle='#0d1b5e';drawn=false;}
 window.addEventListener('resize',function(){if(!drawn)fit();});
@@ -66,48 +75,59 @@ function sync(){document.getElementById('typed-box').classList.toggle('hidden',!
 typed.addEventListener('change',sync);draw.addEventListener('change',sync);sync();
 document.getElementById('sign-form').addEventListener('submit',function(e){
  var err=document.getElementById('form-error');err.textContent='';
- if(draw.checked){if(!drawn){e.preventDefault();err.textContent='Draw your signature in the box first.';return;}document.getElementById('drawn_png').value=c.toDataURL('image/png');}
+ if(draw.checked){if(!drawn){e.preventDefault();err.textContent=${JSON.stringify(drawFirst).replace(/</g, '\\u003c')};return;}document.getElementById('drawn_png').value=c.toDataURL('image/png');}
 });
 })();`;
 
-/** The signing page of one signer (their personal link). */
+/**
+ * The signing page of one signer (their personal link), in the document's language. The sender's
+ * message is shown in a styled block (class `message`: the page's nonce'd stylesheet, since the
+ * Content-Security-Policy refuses `style` attributes). When the document stays open longer than the
+ * link (links last {@link LINK_MAX_DAYS} days at most), the page says both dates and why.
+ */
 export function renderSigningPage(p: SigningPageInput): string {
-  const t = escapeHtml(p.token);
-  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/${escapeHtml(p.documentId)}/pages/${i + 1}.png?t=${t}" alt="Page ${i + 1} of ${p.pages} of ${escapeHtml(p.documentTitle)}" loading="${i < 2 ? 'eager' : 'lazy'}">`).join('\n');
+  const locale = p.locale ?? DEFAULT_LOCALE;
+  const m = SIGNING_MESSAGES[locale.language].page;
+  const e = escapeHtml;
+  const t = e(p.token);
+  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/${e(p.documentId)}/pages/${i + 1}.png?t=${t}" alt="${e(m.pageAlt(i + 1, p.pages, p.documentTitle))}" loading="${i < 2 ? 'eager' : 'lazy'}">`).join('\n');
+  const linkShorter = Date.parse(p.documentExpiresAt) > Date.parse(p.expiresAt);
   const body = `
-<h1>${escapeHtml(p.documentTitle)}</h1>
-<p>Hello ${escapeHtml(p.signerName)} (${escapeHtml(p.signerEmail)}). Please read the document below, then sign it or decline. This link is personal and expires ${escapeHtml(p.expiresAt)}.</p>
-${p.message ? `<div class="card"><strong>Message from the sender</strong><p style="white-space:pre-wrap">${escapeHtml(p.message)}</p></div>` : ''}
-${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
-<section class="card pages" aria-label="Document, ${p.pages} page${p.pages === 1 ? '' : 's'}">${imgs}</section>
-<section class="card" aria-labelledby="sign-h"><h2 id="sign-h">Sign</h2>
-<form id="sign-form" method="post" action="/sign/${escapeHtml(p.documentId)}/sign">
+<h1>${e(p.documentTitle)}</h1>
+<p>${e(m.hello(p.signerName, p.signerEmail))} ${e(m.intro)} ${e(m.linkExpires(formatDateTime(p.expiresAt, locale)))}</p>
+${linkShorter ? `<p class="muted" id="link-expiry-note">${e(m.linkShorter(formatDateTime(p.documentExpiresAt, locale), LINK_MAX_DAYS))}</p>` : ''}
+${p.message ? `<div class="card" id="sender-message"><strong>${e(m.messageFromSender)}</strong><p class="message">${e(p.message)}</p></div>` : ''}
+${p.error ? `<p class="error" role="alert">${e(p.error)}</p>` : ''}
+<section class="card pages" aria-label="${e(m.documentPages(p.pages))}">${imgs}</section>
+<section class="card" aria-labelledby="sign-h"><h2 id="sign-h">${e(m.sign)}</h2>
+<form id="sign-form" method="post" action="/sign/${e(p.documentId)}/sign">
 <input type="hidden" name="t" value="${t}"><input type="hidden" name="drawn_png" id="drawn_png" value="">
-<fieldset><legend>How do you want to sign?</legend><div class="choice">
-<input type="radio" id="m-typed" name="method" value="typed" checked><label for="m-typed">Type my name</label>
-<input type="radio" id="m-drawn" name="method" value="drawn"><label for="m-drawn">Draw my signature</label></div>
-<div id="typed-box"><label for="typed_name">Your full name, as your signature</label><input type="text" id="typed_name" name="typed_name" autocomplete="name" value="${escapeHtml(p.signerName)}" maxlength="120"></div>
-<div id="draw-box" class="hidden"><label for="pad">Draw your signature in the box (mouse, pen or finger)</label>
-<canvas id="pad" role="img" aria-label="Signature drawing area" tabindex="0"></canvas>
-<button type="button" class="secondary" id="clear">Clear drawing</button>
-<p class="muted">Drawing needs a pointer; with a keyboard, choose "Type my name".</p></div>
+<fieldset><legend>${e(m.howToSign)}</legend><div class="choice">
+<input type="radio" id="m-typed" name="method" value="typed" checked><label for="m-typed">${e(m.typeName)}</label>
+<input type="radio" id="m-drawn" name="method" value="drawn"><label for="m-drawn">${e(m.drawSignature)}</label></div>
+<div id="typed-box"><label for="typed_name">${e(m.typedLabel)}</label><input type="text" id="typed_name" name="typed_name" autocomplete="name" value="${e(p.signerName)}" maxlength="120"></div>
+<div id="draw-box" class="hidden"><label for="pad">${e(m.drawLabel)}</label>
+<canvas id="pad" role="img" aria-label="${e(m.drawArea)}" tabindex="0"></canvas>
+<button type="button" class="secondary" id="clear">${e(m.clearDrawing)}</button>
+<p class="muted">${e(m.keyboardHint)}</p></div>
 </fieldset>
 <div class="consent"><input type="checkbox" id="consent" name="consent" value="yes" required>
-<label for="consent">I agree to sign this document electronically, and that my electronic signature is as binding as a handwritten one.</label></div>
+<label for="consent">${e(m.consent)}</label></div>
 <p id="form-error" class="error" role="alert" aria-live="assertive"></p>
-<button type="submit" class="primary">Sign document</button>
+<button type="submit" class="primary">${e(m.signButton)}</button>
 </form></section>
-<section class="card" aria-labelledby="decline-h"><h2 id="decline-h">Decline</h2>
-<form method="post" action="/sign/${escapeHtml(p.documentId)}/decline"><input type="hidden" name="t" value="${t}">
-<label for="reason">Why do you decline? (the sender will see this)</label><textarea id="reason" name="reason" rows="3" required maxlength="2000"></textarea>
-<button type="submit" class="danger">Decline to sign</button></form></section>`;
-  return shell(p, body, DRAW_SCRIPT);
+<section class="card" aria-labelledby="decline-h"><h2 id="decline-h">${e(m.decline)}</h2>
+<form method="post" action="/sign/${e(p.documentId)}/decline"><input type="hidden" name="t" value="${t}">
+<label for="reason">${e(m.declineReason)}</label><textarea id="reason" name="reason" rows="3" required maxlength="2000"></textarea>
+<button type="submit" class="danger">${e(m.declineButton)}</button></form></section>`;
+  return shell(p, body, drawScript(m.drawFirst));
 }
 
 /** The view-only preview (no signing controls). */
 export function renderPreviewPage(p: PageShell & { documentId: string; documentTitle: string; pages: number; query: string }): string {
-  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/preview/${escapeHtml(p.documentId)}/pages/${i + 1}.png?${escapeHtml(p.query)}" alt="Page ${i + 1} of ${p.pages}" loading="lazy">`).join('\n');
-  return shell(p, `<h1>${escapeHtml(p.documentTitle)}</h1><p class="banner" role="note">Preview only: this link cannot sign the document.</p><section class="card pages" aria-label="Document">${imgs}</section>`);
+  const m = SIGNING_MESSAGES[(p.locale ?? DEFAULT_LOCALE).language].page;
+  const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/preview/${escapeHtml(p.documentId)}/pages/${i + 1}.png?${escapeHtml(p.query)}" alt="${escapeHtml(m.pageAlt(i + 1, p.pages, p.documentTitle))}" loading="lazy">`).join('\n');
+  return shell(p, `<h1>${escapeHtml(p.documentTitle)}</h1><p class="banner" role="note">${escapeHtml(m.previewOnly)}</p><section class="card pages" aria-label="${escapeHtml(m.documentPages(p.pages))}">${imgs}</section>`);
 }
 
 /** A one-message page (result or error). */

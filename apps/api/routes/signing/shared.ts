@@ -148,6 +148,8 @@ export const DocumentView = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   expiry_date: z.string(),
+  language: z.enum(['es', 'en']).describe('Language of the signing page, e-mails and certificate of completion: `es` (Spanish, Mexico) or `en`'),
+  time_zone: z.string().describe('IANA time zone of the dates signers read (page, e-mails, certificate)').meta({ example: 'America/Mexico_City' }),
   signers: z.array(SignerView),
   file: z.object({ name: z.string(), size: z.number().int(), pages: z.number().int() }),
   signing_url: z.string().describe('Landing page of the document; each signer signs through the personal link of their e-mail, never shown here'),

@@ -8,9 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ApiApp } from '../../types.ts';
-import type { SigningService } from '../../../../workflows/signing/service.ts';
+import { tokenHash, type SigningService } from '../../../../workflows/signing/service.ts';
 import { SigningError } from '../../../../domain/signing/errors.ts';
-import { effectiveStatus } from '../../../../domain/signing/document.ts';
+import { effectiveStatus, type DocumentState, type SignerState } from '../../../../domain/signing/document.ts';
+import { DEFAULT_LOCALE, formatDateTime, type Locale } from '../../../../domain/shared/locale.ts';
+import { SIGNING_MESSAGES } from '../../../../domain/signing/messages.ts';
+import { unprintableCharacters } from '../../../../domain/signing/fonts.ts';
 import { assertSignerMayAct } from '../../../../domain/signing/decide.ts';
 import { renderMessagePage, renderPreviewPage, renderSigningPage } from './page-render.ts';
 import type { Branding } from '../../../../workflows/signing/emails.ts';
@@ -20,17 +23,6 @@ import type { Branding } from '../../../../workflows/signing/emails.ts';
  * has no document yet) and the request's `Host` (a deployment's domain brands its public pages).
  */
 export type PageBrandingLookup = (o: { tenantId: string | null; host: string | undefined }) => Promise<Branding | undefined>;
-
-const MESSAGES: Partial<Record<string, [string, string]>> = {
-  invalid_link: ['This link does not work', 'The signing link is invalid or has expired. Ask the sender for a new invitation.'],
-  document_not_found: ['Document not found', 'This document does not exist or was deleted.'],
-  document_expired: ['This document has expired', 'The signing period ended before the document was completed.'],
-  document_cancelled: ['This document was cancelled', 'The document is no longer open for signing.'],
-  document_locked: ['This document is completed', 'Every signer signed and the document was finalized.'],
-  already_signed: ['You already signed', 'Your signature is recorded. You will not need to sign again.'],
-  already_declined: ['You declined this document', 'Your answer was sent to the sender.'],
-  not_your_turn: ['Not your turn yet', 'Other signers must sign before you. You will receive an e-mail when it is your turn.'],
-};
 
 function page(reply: FastifyReply, status: number, html: string, nonce: string) {
   reply
@@ -44,15 +36,47 @@ function page(reply: FastifyReply, status: number, html: string, nonce: string) 
   return reply.send(html);
 }
 
-function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?: Branding) {
+/** A refusal as a page in the reader's language (the document's, when known; else Spanish). */
+function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?: Branding, locale: Locale = DEFAULT_LOCALE) {
   if (!(error instanceof SigningError)) throw error;
-  const [heading, text] = MESSAGES[error.code] ?? ['Something went wrong', error.message];
+  const m = SIGNING_MESSAGES[locale.language].page;
+  const [heading, text] = (m.errors as Partial<Record<string, [string, string]>>)[error.code] ?? [m.genericError, error.message];
   const status = error.code === 'invalid_link' ? 403 : error.code === 'document_not_found' ? 404 : error.status;
-  return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text, branding }), nonce);
+  return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text, branding, locale }), nonce);
+}
+
+/** The form error of a refused signature, in the reader's language (by the field the error names). */
+function formError(error: SigningError, locale: Locale): string {
+  const m = SIGNING_MESSAGES[locale.language].page.formErrors;
+  const field = String((error.details as Record<string, unknown> | undefined)?.field ?? '');
+  return field === 'consent' || field === 'signature' || field === 'typed_name' || field === 'reason' ? m[field] : error.message;
+}
+
+/** The expiry of the link a token opened (the latest link when none matches, which openLink prevents). */
+function linkExpiry(signer: SignerState, token: string): string | undefined {
+  const h = tokenHash(token);
+  return (signer.links.find((l) => l.token_hash === h) ?? signer.links.at(-1))?.expires_at;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : '');
 const ua = (r: FastifyRequest) => str(r.headers['user-agent']) || 'unknown';
+
+/** The signing page's fields from the document, the signer and the token they opened. */
+function pageInput(state: DocumentState, signer: SignerState, token: string) {
+  return {
+    title: state.title,
+    locale: state.locale,
+    documentId: state.document_id,
+    documentTitle: state.title,
+    message: state.custom_message ?? state.message,
+    signerName: signer.name,
+    signerEmail: signer.email,
+    pages: state.file.pages,
+    token,
+    expiresAt: linkExpiry(signer, token) ?? state.expiry_date,
+    documentExpiresAt: state.expiry_date,
+  };
+}
 
 /** `limit`: the public routes' rate limit (apps/api/public-limits.ts), applied to every `/sign/*` route. */
 export function registerSigningPage(app: ApiApp, service: SigningService, branding?: PageBrandingLookup, limit?: onRequestHookHandler): void {
@@ -71,10 +95,13 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       const { document_id } = request.params as { document_id: string };
       const token = str((request.query as Record<string, unknown>).t);
       if (!token) {
-        return page(reply, 200, renderMessagePage({ title: 'Signing', nonce, heading: 'Open your personal link', text: 'To sign, open the personal link in the invitation e-mail you received. Each signer has their own link.', branding: await brand(request) }), nonce);
+        const m = SIGNING_MESSAGES[DEFAULT_LOCALE.language].page;
+        return page(reply, 200, renderMessagePage({ title: m.signingTitle, nonce, heading: m.openPersonalLinkTitle, text: m.openPersonalLink, branding: await brand(request) }), nonce);
       }
+      let locale = DEFAULT_LOCALE;
       try {
         const { state, signer } = await service.openLink(document_id, token);
+        locale = state.locale;
         const status = effectiveStatus(state, service.now());
         if (status === 'expired') throw new SigningError('document_expired', 'expired');
         if (signer.status === 'signed') throw new SigningError('already_signed', 'signed');
@@ -82,15 +109,14 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
         if (state.status === 'cancelled') throw new SigningError('document_cancelled', 'cancelled');
         if (state.status === 'completed') throw new SigningError('document_locked', 'locked');
         await service.recordView(document_id, token, request.ip, ua(request));
-        const link = signer.links.at(-1);
         return page(
           reply,
           200,
-          renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: link?.expires_at ?? state.expiry_date }),
+          renderSigningPage({ ...pageInput(state, signer, token), nonce, branding: await brand(request, state.tenant_id) }),
           nonce,
         );
       } catch (error) {
-        return errorPage(reply, error, nonce, await brand(request));
+        return errorPage(reply, error, nonce, await brand(request), locale);
       }
     });
 
@@ -118,21 +144,35 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       const method = str(b.method) === 'drawn' ? 'drawn' : 'typed';
       const dataUrl = str(b.drawn_png);
       const png = method === 'drawn' && dataUrl.startsWith('data:image/png;base64,') ? Buffer.from(dataUrl.slice('data:image/png;base64,'.length), 'base64') : null;
+      let locale = DEFAULT_LOCALE;
       try {
+        const typed = method === 'typed' ? unprintableCharacters(str(b.typed_name)) : [];
+        if (typed.length) {
+          // A typed signature the certificate could not print (emoji...): the form again, with the reason.
+          const { state, signer } = await service.openLink(document_id, token);
+          const input = pageInput(state, signer, token);
+          return page(reply, 400, renderSigningPage({ ...input, nonce, branding: await brand(request, state.tenant_id), error: SIGNING_MESSAGES[state.locale.language].page.formErrors.unprintable(typed.join(' ')) }), nonce);
+        }
         const { state, signer } = await service.sign(document_id, token, { consent: str(b.consent) === 'yes', method, typedName: str(b.typed_name) || null, drawnPng: png, ip: request.ip, userAgent: ua(request) });
         const done = state.status === 'signed';
-        return page(reply, 200, renderMessagePage({ title: 'Signed', nonce, branding: await brand(request, state.tenant_id), heading: 'Thank you, your signature is recorded', text: `${signer.name}, you signed "${state.title}" at ${signer.signed_at} (signature ${signer.signature_id}). ${done ? 'Every signer has signed.' : 'The other signers will be invited in turn.'}` }), nonce);
+        const m = SIGNING_MESSAGES[state.locale.language].page;
+        const at = formatDateTime(signer.signed_at ?? service.now(), state.locale);
+        return page(reply, 200, renderMessagePage({ title: m.signedTitle, nonce, locale: state.locale, branding: await brand(request, state.tenant_id), heading: m.signedHeading, text: m.signedText(signer.name, state.title, at, signer.signature_id ?? '', done) }), nonce);
       } catch (error) {
         if (error instanceof SigningError && error.code === 'invalid_signer') {
           // Show the form again with the message (missing consent, empty name, bad drawing).
           try {
             const { state, signer } = await service.openLink(document_id, token);
-            return page(reply, 400, renderSigningPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, message: state.custom_message ?? state.message, signerName: signer.name, signerEmail: signer.email, pages: state.file.pages, token, expiresAt: state.expiry_date, error: error.message }), nonce);
+            return page(reply, 400, renderSigningPage({ ...pageInput(state, signer, token), nonce, branding: await brand(request, state.tenant_id), error: formError(error, state.locale) }), nonce);
           } catch (inner) {
             return errorPage(reply, inner, nonce, await brand(request));
           }
         }
-        return errorPage(reply, error, nonce, await brand(request));
+        if (error instanceof SigningError) {
+          // The document's language for its refusals (already signed, not your turn...), when the link opens it.
+          locale = await service.openLink(document_id, token).then((r) => r.state.locale, () => DEFAULT_LOCALE);
+        }
+        return errorPage(reply, error, nonce, await brand(request), locale);
       }
     });
 
@@ -142,9 +182,11 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       const b = (request.body ?? {}) as Record<string, unknown>;
       try {
         const { state } = await service.decline(document_id, str(b.t), { reason: str(b.reason), ip: request.ip, userAgent: ua(request) });
-        return page(reply, 200, renderMessagePage({ title: 'Declined', nonce, branding: await brand(request, state.tenant_id), heading: 'You declined to sign', text: `Your reason was sent to the sender of "${state.title}". The document is cancelled.` }), nonce);
+        const m = SIGNING_MESSAGES[state.locale.language].page;
+        return page(reply, 200, renderMessagePage({ title: m.declinedTitle, nonce, locale: state.locale, branding: await brand(request, state.tenant_id), heading: m.declinedHeading, text: m.declinedText(state.title) }), nonce);
       } catch (error) {
-        return errorPage(reply, error, nonce, await brand(request));
+        const locale = error instanceof SigningError ? await service.openLink(document_id, str(b.t)).then((r) => r.state.locale, () => DEFAULT_LOCALE) : DEFAULT_LOCALE;
+        return errorPage(reply, error, nonce, await brand(request), locale);
       }
     });
 
@@ -155,7 +197,7 @@ export function registerSigningPage(app: ApiApp, service: SigningService, brandi
       try {
         const state = await service.openPreview(document_id, Number(str(q.exp)), str(q.sig));
         const query = `exp=${encodeURIComponent(str(q.exp))}&sig=${encodeURIComponent(str(q.sig))}`;
-        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
+        return page(reply, 200, renderPreviewPage({ title: state.title, nonce, locale: state.locale, branding: await brand(request, state.tenant_id), documentId: document_id, documentTitle: state.title, pages: state.file.pages, query }), nonce);
       } catch (error) {
         return errorPage(reply, error, nonce, await brand(request));
       }
