@@ -339,11 +339,16 @@ function payloadSize(payload: unknown, reply: FastifyReply): number {
   return Number.isFinite(len) ? len : 0;
 }
 
+/** "1 credit", "5 credits" (English plural rule). */
+export function creditCount(n: number): string {
+  return `${n} ${n === 1 ? 'credit' : 'credits'}`;
+}
+
 /** The spec's insufficient-credits answer: 429 general body, 402 body on registry routes. */
 function insufficientCredits(request: FastifyRequest, error: InsufficientCreditsError, nowMs: number): ApiError {
   const reset = nextResetUnix(nowMs);
   const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
-  const message = `This call costs ${error.required} credits and ${error.available} are available`;
+  const message = `This call costs ${creditCount(error.required)} and ${error.available} ${error.available === 1 ? 'is' : 'are'} available`;
   if (request.edge.config.errorShape === 'registry') {
     return new ApiError(402, 'insufficient_credits', message, undefined, undefined, undefined, {
       success: false,

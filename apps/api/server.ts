@@ -1,11 +1,15 @@
 /**
  * `npm start`: the HTTP edge with the embedded adapters (no servers needed), configured from the
- * environment (apps/api/config.ts). Prints where it listens and, on the first start, a test API key.
+ * environment (apps/api/config.ts). Listens on 127.0.0.1 unless HOST says otherwise; prints the addresses
+ * it bound and, on the first start, a test API key. SIGTERM and SIGINT close it gracefully (`npm start`
+ * runs it with `exec`, so npm's forwarded signal reaches this process, not an intermediate shell).
  */
 import { buildApp } from './app.ts';
 import { bootstrapIfEmpty } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createPlatform } from '../platform/platform.ts';
+import { bannerLines } from './banner.ts';
+import type { AddressInfo } from 'node:net';
 
 let config;
 try {
@@ -36,20 +40,8 @@ const shutdown = async (signal: string) => {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-const address = await app.listen({ port: config.PORT, host: config.HOST });
-const port = (app.server.address() as { port: number }).port;
-const lines = [``, `Sello is listening on ${address} (http://localhost:${port})`, `  API reference: http://localhost:${port}/docs  (OpenAPI: /openapi.json)`, `  Data directory: ${config.DATA_DIR}`];
-if (first) {
-  lines.push(
-    ``,
-    `  First start: created tenant ${first.tenantId} (Free plan) and a test API key (read,write).`,
-    `  It is shown only this once; keep it:`,
-    ``,
-    `    ${first.key}`,
-    ``,
-    `  Try: curl -H "Authorization: Bearer ${first.key}" http://localhost:${port}/v1/credits/balance`,
-  );
-} else {
-  lines.push(`  Get an API key: npm run cli -- tenant create --name NAME --plan free, then npm run cli -- key create --tenant ID --permissions read,write`);
-}
-process.stdout.write(`${lines.join('\n')}\n\n`);
+await app.listen({ port: config.PORT, host: config.HOST });
+// What was bound, not what was asked: HOST=0.0.0.0 says "every network interface", localhost both loopbacks.
+// (Fastify types `addresses()` as string | AddressInfo: a string is a pipe's path, never used here.)
+const bound = app.addresses().filter((a): a is AddressInfo => typeof a !== 'string');
+process.stdout.write(`${bannerLines(bound, config.DATA_DIR, first).join('\n')}\n\n`);

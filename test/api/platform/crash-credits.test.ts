@@ -35,7 +35,7 @@ function startServer(): Promise<{ url: string; child: ChildProcess; readyAt: num
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /\(http:\/\/localhost:(\d+)\)/.exec(out);
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child, readyAt: performance.now() });
     });
     child.on('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${err.slice(-2000)}`)));

@@ -43,9 +43,15 @@ export function registerOcrExtractDocument(app: ApiApp, ctx: Platform): void {
     handler: async (request) => {
       const started = performance.now();
       const input = await readOcrInput(request, ['image', 'front']);
-      const docType = (input.fields.get('document_type') ?? '').trim().toLowerCase() as BillType;
+      const given = (input.fields.get('document_type') ?? '').trim();
+      const docType = given.toLowerCase() as BillType;
       if (!BILL_TYPES.includes(docType)) {
-        throw ocrError('unsupported_document_type', `document_type is required: one of ${BILL_TYPES.join(', ')}.`);
+        throw ocrError(
+          'unsupported_document_type',
+          given === ''
+            ? `document_type is required: one of ${BILL_TYPES.join(', ')}.`
+            : `document_type ${JSON.stringify(given.slice(0, 40))} is not supported: use one of ${BILL_TYPES.join(', ')}.`,
+        );
       }
       const image = input.files.get('image') ?? input.files.get('front');
       if (!image) throw ocrError('image_required', 'Send the bill as image (or front): a file or a base64 string.');

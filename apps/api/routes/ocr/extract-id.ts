@@ -80,7 +80,9 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCase
       const started = performance.now();
       const input = await readOcrInput(request, FILE_FIELDS);
       const docType = (input.fields.get('document_type') ?? 'ine').trim().toLowerCase() || 'ine';
-      if (docType !== 'ine' && docType !== 'passport') throw ocrError('unsupported_document_type', `document_type must be 'ine' or 'passport'.`);
+      if (docType !== 'ine' && docType !== 'passport') {
+        throw ocrError('unsupported_document_type', `document_type ${JSON.stringify(docType.slice(0, 40))} is not supported: use ine (the default) or passport.`);
+      }
       const front = input.files.get('front') ?? input.files.get('image');
       if (!front) throw ocrError('image_required', 'Send the document image as front (or image): a file or a base64 string.');
       const back = docType === 'ine' ? (input.files.get('back') ?? null) : null;

@@ -111,12 +111,17 @@ export function registerUsageExports(app: ApiApp, platform: Platform, exportsUc:
       summary: 'Download an export (signed link)',
       description: 'No Authorization header: the link itself is the credential (HMAC-SHA256 over the export id and expiry).',
       params: ExportParams,
-      querystring: z.object({ expires: z.string().max(20), signature: z.string().max(128) }),
+      // Optional here: a link without (or with a mangled) expiry or signature is an invalid link, 403
+      // `invalid_download_link` from the check below, not a schema error.
+      querystring: z.object({
+        expires: z.string().optional().describe('Unix time (s) the link expires; part of the signed link.'),
+        signature: z.string().optional().describe('HMAC-SHA256 (hex) of the export id and expiry; part of the signed link.'),
+      }),
     },
     handler: async (request, reply) =>
       mapUsageErrors(async () => {
-        const q = request.query as { expires: string; signature: string };
-        const { doc, stream, bytes } = await exportsUc.open((request.params as { export_id: string }).export_id, q.expires, q.signature);
+        const q = request.query as { expires?: string; signature?: string };
+        const { doc, stream, bytes } = await exportsUc.open((request.params as { export_id: string }).export_id, q.expires ?? '', (q.signature ?? '').slice(0, 256));
         const ext = doc.format === 'csv' ? 'csv' : 'jsonl';
         reply
           .header('content-type', doc.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
