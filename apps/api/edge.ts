@@ -348,7 +348,9 @@ export function creditCount(n: number): string {
 function insufficientCredits(request: FastifyRequest, error: InsufficientCreditsError, nowMs: number): ApiError {
   const reset = nextResetUnix(nowMs);
   const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
-  const message = `This call costs ${creditCount(error.required)} and ${error.available} ${error.available === 1 ? 'is' : 'are'} available`;
+  const message = error.capped
+    ? `This call costs ${creditCount(error.required)} and ${error.available} ${error.available === 1 ? 'is' : 'are'} left of this month's cap set by the account that provides your keys`
+    : `This call costs ${creditCount(error.required)} and ${error.available} ${error.available === 1 ? 'is' : 'are'} available`;
   if (request.edge.config.errorShape === 'registry') {
     return new ApiError(402, 'insufficient_credits', message, undefined, undefined, undefined, {
       success: false,
@@ -436,11 +438,11 @@ export function setBillingHeaders(ctx: Platform, request: FastifyRequest, reply:
     return;
   }
   const plan = PLANS[auth.tenant.plan];
-  const state = ctx.credits.snapshotNow(auth.tenantId);
-  const balance = availableCredits(state, plan.monthlyCredits, now);
+  // A white-label client shows what it may spend of its payer's credits (within its cap): docs/deployments.md.
+  const { available: balance, allowance } = ctx.credits.balanceNow(auth.tenantId, plan.monthlyCredits);
   const balanceText = balance === null ? 'unlimited' : String(balance);
   const insufficient = request.edge?.insufficient ?? false;
-  reply.header('x-ratelimit-limit', plan.monthlyCredits === null ? 'unlimited' : planAllowanceText(plan.monthlyCredits));
+  reply.header('x-ratelimit-limit', allowance === null ? 'unlimited' : planAllowanceText(allowance));
   reply.header('x-ratelimit-remaining', balanceText);
   reply.header('x-ratelimit-tier', plan.tier);
   reply.header('x-ratelimit-billing-method', plan.billingMethod);
@@ -460,7 +462,8 @@ function planAllowanceText(credits: number): string {
 async function maybeCreditsLow(ctx: Platform, request: FastifyRequest, charged: number): Promise<void> {
   const auth = request.auth!;
   const allowance = PLANS[auth.tenant.plan].monthlyCredits;
-  if (allowance === null) return;
+  // A white-label client spends its payer's credits: the payer's own calls report its low balance.
+  if (allowance === null || ctx.credits.snapshotNow(auth.tenantId).billedTo) return;
   const threshold = Math.ceil(allowance * ctx.config.CREDITS_LOW_FRACTION);
   const after = availableCredits(await ctx.credits.snapshot(auth.tenantId), allowance, ctx.clock.now()) ?? 0;
   const before = after + charged;

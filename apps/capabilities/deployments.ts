@@ -27,6 +27,7 @@ export const deploymentsCapability: CapabilityManifest<DeploymentsRuntime> = {
       // Tests reach a loopback HTTPS server this way; no configuration variable can set it.
       testLogoFetch: platform.capabilityTestOptions.deployments?.logoFetch as LogoFetcherOptions | undefined,
       publicBaseUrl: platform.config.PUBLIC_BASE_URL,
+      credits: () => platform.credits,
       logger: platform.log,
     }),
   processManagers: (runtime) => runtime.processManagers,

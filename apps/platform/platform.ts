@@ -148,9 +148,12 @@ class SelloPlatform implements Platform {
       idempotency: lazy<IdempotencyStore>(() => createIdempotencyStore(config)),
       secrets: lazy<Secrets>(() => createSecrets(config)),
       tenancy: lazy<TenancyView>(() => new TenancyView(this.events)),
-      credits: lazy<CreditLedger>(
-        () => new CreditLedger(this.events, () => clock.now(), undefined, { incarnation: this.incarnation, leaseMs: config.CREDIT_RESERVATION_LEASE_MS }),
-      ),
+      credits: lazy<CreditLedger>(() => {
+        const ledger = new CreditLedger(this.events, () => clock.now(), undefined, { incarnation: this.incarnation, leaseMs: config.CREDIT_RESERVATION_LEASE_MS });
+        // White-label clients reserve from their payer's plan allowance (docs/deployments.md, Credits).
+        ledger.planOf = (tenantId) => this.tenancy.state.tenants.get(tenantId)?.plan;
+        return ledger;
+      }),
       usageSink: lazy<UsageSink>(() => (this.usageThread ? new UsageWriterThread(config, this.log) : inlineUsageSink(this.events))),
       usage: lazy<UsageRecorder>(() => new UsageRecorder(this.usageSink, this.log)),
       projections: lazy<ProjectionRunner>(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PLANS, type PlanName } from '../plans/plans.ts';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from '../../infra/ports/event-store.ts';
 import {
   CREDIT_EVENT_TYPES,
@@ -9,9 +10,25 @@ import {
   decideSettle,
   evolveCredits,
   initialCreditState,
+  clientAvailable,
   type CreditEvent,
   type CreditState,
 } from './credits.ts';
+
+/** Thrown inside a decision on a client tenant's own stream: its calls are charged to its payer instead. */
+class BilledElsewhere extends Error {}
+
+/** What a tenant may spend now, and the allowance its headers show (see {@link CreditLedger.balanceNow}). */
+export interface Balance {
+  /** Credits available now; null = unlimited. */
+  available: number | null;
+  /** The monthly figure of `X-RateLimit-Limit`: the plan's allowance, or a client's cap (else its payer's allowance). null = unlimited. */
+  allowance: number | null;
+  /** A white-label client: the tenant whose credits it spends; null otherwise. */
+  billedTo: string | null;
+  /** A white-label client: its monthly cap (null = none). */
+  monthlyCap: number | null;
+}
 
 /** The state of a tenant without credit events (read-only: never handed to `evolve`). */
 const EMPTY_STATE: CreditState = initialCreditState();
@@ -33,6 +50,17 @@ interface Cached {
 export class CreditLedger {
   private readonly cache = new Map<string, Cached>();
   private following = false;
+  /**
+   * The plan of a tenant (undefined = unknown tenant): a white-label client's calls reserve from its payer's
+   * monthly allowance, which the caller does not pass. Set by the platform (apps/platform/platform.ts) from
+   * the tenancy view; an unknown payer has no allowance (purchased credits only).
+   */
+  planOf: (tenantId: string) => PlanName | undefined = () => undefined;
+
+  private planAllowance(tenantId: string): number | null | undefined {
+    const plan = this.planOf(tenantId);
+    return plan === undefined ? undefined : PLANS[plan].monthlyCredits;
+  }
 
   /**
    * @param holder the incarnation of this process (a random id per boot) and the lease (milliseconds) its
@@ -160,10 +188,80 @@ export class CreditLedger {
    */
   async reserve(tenantId: string, amount: number, allowance: number | null, endpoint: string): Promise<string> {
     const reservationId = randomUUID();
-    await this.decideAndAppend(tenantId, (state) =>
-      decideReserve(state, { tenantId, reservationId, amount, endpoint, allowance, nowMs: this.now(), holder: this.holder }),
+    if (!this.cache.get(tenantId)?.state.billedTo) {
+      try {
+        await this.decideAndAppend(tenantId, (state) => {
+          // A client's own stream never takes a reservation: the expected revision makes this exact even
+          // when the cached state has not seen the link yet (the append conflicts, the retry re-reads).
+          if (state.billedTo) throw new BilledElsewhere();
+          return decideReserve(state, { tenantId, reservationId, amount, endpoint, allowance, nowMs: this.now(), holder: this.holder });
+        });
+        return reservationId;
+      } catch (error) {
+        if (!(error instanceof BilledElsewhere)) throw error;
+      }
+    }
+    // A white-label client: reserve on its payer's stream, from the payer's allowance, within the client's cap.
+    const client = this.entry(tenantId).state;
+    const payer = client.billedTo!;
+    const client_ = { tenantId, monthlyCap: client.monthlyCap };
+    const payerAllowance = this.planAllowance(payer);
+    await this.decideAndAppend(payer, (state) =>
+      decideReserve(state, { tenantId: payer, reservationId, amount, endpoint, allowance: payerAllowance === undefined ? 0 : payerAllowance, nowMs: this.now(), holder: this.holder, client: client_ }),
     );
     return reservationId;
+  }
+
+  /**
+   * What `tenantId` may spend now, without IO (edge headers): its own balance, or for a white-label client
+   * its payer's balance bounded by the client's monthly cap. Exact when following the log; never for decisions.
+   * @param ownAllowance the monthly allowance of the tenant's own plan (null = unlimited)
+   */
+  balanceNow(tenantId: string, ownAllowance: number | null): Balance {
+    return this.balanceOf(this.snapshotNow(tenantId), tenantId, ownAllowance, (id) => this.snapshotNow(id));
+  }
+
+  /** {@link balanceNow} after catching up with the streams (reads: `GET /v1/credits/balance` when not following). */
+  async balance(tenantId: string, ownAllowance: number | null): Promise<Balance> {
+    const own = await this.snapshot(tenantId);
+    const payer = own.billedTo ? await this.snapshot(own.billedTo) : null;
+    return this.balanceOf(own, tenantId, ownAllowance, () => payer!);
+  }
+
+  private balanceOf(own: CreditState, tenantId: string, ownAllowance: number | null, stateOf: (id: string) => CreditState): Balance {
+    const now = this.now();
+    if (!own.billedTo) return { available: availableCredits(own, ownAllowance, now), allowance: ownAllowance, billedTo: null, monthlyCap: null };
+    const payerAllowance = this.planAllowance(own.billedTo);
+    const allowance = payerAllowance === undefined ? 0 : payerAllowance;
+    return {
+      available: clientAvailable(stateOf(own.billedTo), allowance, tenantId, own.monthlyCap, now),
+      allowance: own.monthlyCap ?? allowance,
+      billedTo: own.billedTo,
+      monthlyCap: own.monthlyCap,
+    };
+  }
+
+  /**
+   * Links a white-label client tenant to the tenant that pays for its calls, with its monthly cap (null =
+   * none); appended once on the client's stream (a second call leaves the first link and returns false).
+   * Call it before the client has any key.
+   */
+  async link(clientTenantId: string, payerTenantId: string, monthlyCap: number | null, deploymentId: string): Promise<boolean> {
+    if (clientTenantId === payerTenantId) throw new Error('a tenant cannot pay for itself as a client');
+    const event = await this.decideAndAppend(clientTenantId, (state) =>
+      state.billedTo
+        ? null
+        : { type: 'CreditAccountLinked', data: { tenant_id: clientTenantId, billed_to: payerTenantId, monthly_cap: monthlyCap, deployment_id: deploymentId, linked_at: new Date(this.now()).toISOString() } },
+    );
+    return event !== null;
+  }
+
+  /** Changes a linked client's monthly cap (null = none); false when the client is not linked (yet) or the cap is unchanged. */
+  async setCap(clientTenantId: string, monthlyCap: number | null): Promise<boolean> {
+    const event = await this.decideAndAppend(clientTenantId, (state) =>
+      !state.billedTo || state.monthlyCap === monthlyCap ? null : { type: 'CreditCapSet', data: { tenant_id: clientTenantId, monthly_cap: monthlyCap, set_at: new Date(this.now()).toISOString() } },
+    );
+    return event !== null;
   }
 
   /**
@@ -172,6 +270,9 @@ export class CreditLedger {
    *   abandoned after its lease: the call is then not charged).
    */
   async settle(tenantId: string, reservationId: string, success: boolean, reason?: string): Promise<'committed' | 'released' | 'not_open'> {
+    // A white-label client's reservations live on its payer's stream (the link never changes once made).
+    const payer = this.cache.get(tenantId)?.state.billedTo;
+    if (payer) return this.settle(payer, reservationId, success, reason);
     const event = await this.decideAndAppend(tenantId, (state) => decideSettle(state, { tenantId, reservationId, success, reason, nowMs: this.now() }));
     return event === null ? 'not_open' : event.type === 'CreditsCommitted' ? 'committed' : 'released';
   }

@@ -23,6 +23,11 @@ export type CreditsReserved = {
     endpoint: string;
     reserved_at: string;
     /**
+     * The client tenant whose call this is, when it is not the stream's tenant (a white-label client billed
+     * to this tenant, see {@link CreditAccountLinked}); counts toward that client's monthly cap.
+     */
+    client_tenant_id?: string;
+    /**
      * The incarnation (one boot of one API process, a random id) that holds the reservation; absent on
      * reservations recorded before holders were tracked (issue 18).
      */
@@ -34,10 +39,20 @@ export type CreditsReserved = {
     lease_expires_at?: string;
   };
 };
+/**
+ * On a client tenant's stream (a white-label deployment's tenant, docs/deployments.md "Credits"): its calls
+ * are charged to `billed_to` (the deployment's owner): they reserve on the owner's stream, from the owner's
+ * allowance and purchased credits, and never on the client's own. `monthly_cap` (credits per UTC month,
+ * null = no cap) bounds what the client's calls may take from the owner in a month. Appended once, before
+ * the client tenant has any key.
+ */
+export type CreditAccountLinked = { type: 'CreditAccountLinked'; data: { tenant_id: string; billed_to: string; monthly_cap: number | null; deployment_id: string; linked_at: string } };
+/** On a client tenant's stream: the owner changed the client's monthly cap (null = no cap). */
+export type CreditCapSet = { type: 'CreditCapSet'; data: { tenant_id: string; monthly_cap: number | null; set_at: string } };
 export type CreditsCommitted = { type: 'CreditsCommitted'; data: { tenant_id: string; reservation_id: string; amount: number; endpoint: string; committed_at: string } };
 export type CreditsReleased = { type: 'CreditsReleased'; data: { tenant_id: string; reservation_id: string; reason: string; released_at: string } };
-export type CreditEvent = CreditsPurchased | CreditsReserved | CreditsCommitted | CreditsReleased;
-export const CREDIT_EVENT_TYPES = ['CreditsPurchased', 'CreditsReserved', 'CreditsCommitted', 'CreditsReleased'] as const;
+export type CreditEvent = CreditsPurchased | CreditsReserved | CreditsCommitted | CreditsReleased | CreditAccountLinked | CreditCapSet;
+export const CREDIT_EVENT_TYPES = ['CreditsPurchased', 'CreditsReserved', 'CreditsCommitted', 'CreditsReleased', 'CreditAccountLinked', 'CreditCapSet'] as const;
 
 export const creditStream = (tenantId: string) => `credits-${tenantId}`;
 
@@ -52,6 +67,8 @@ export interface Reservation {
   holder: string | null;
   /** Epoch milliseconds after which it is abandoned (null on older reservations). */
   leaseExpiresAt: number | null;
+  /** The client tenant the call was made by (null: the stream's own tenant). */
+  client: string | null;
 }
 
 export interface CreditState {
@@ -67,6 +84,17 @@ export interface CreditState {
   /** Committed credits per endpoint, all time. */
   usedByEndpoint: Record<string, number>;
   open: Map<string, Reservation>;
+  /** A client tenant: whose credits its calls spend ({@link CreditAccountLinked}); null for a tenant that pays its own. */
+  billedTo: string | null;
+  /** A client tenant: its monthly cap in credits (null = none). */
+  monthlyCap: number | null;
+  /**
+   * A tenant paying for clients: credits each client reserved or committed in `clientPeriod`
+   * (the caps are checked against it in the same stream, so concurrent calls cannot overspend a cap).
+   */
+  clientUsed: Map<string, number>;
+  /** Period (`YYYY-MM`) `clientUsed` counts in. */
+  clientPeriod: string | null;
 }
 
 export const initialCreditState = (): CreditState => ({
@@ -77,7 +105,16 @@ export const initialCreditState = (): CreditState => ({
   totalUsed: 0,
   usedByEndpoint: {},
   open: new Map(),
+  billedTo: null,
+  monthlyCap: null,
+  clientUsed: new Map(),
+  clientPeriod: null,
 });
+
+/** Credits `client` has used of its cap in `period` (0 in another period). */
+export function clientUsedIn(state: CreditState, client: string, period: string): number {
+  return state.clientPeriod === period ? (state.clientUsed.get(client) ?? 0) : 0;
+}
 
 export function evolveCredits(state: CreditState, event: CreditEvent): CreditState {
   switch (event.type) {
@@ -93,7 +130,15 @@ export function evolveCredits(state: CreditState, event: CreditEvent): CreditSta
       }
       if (d.period === state.period) state.monthlyUsed += d.from_monthly;
       state.purchasedBalance -= d.from_purchased;
+      if (d.client_tenant_id) {
+        if (state.clientPeriod === null || d.period > state.clientPeriod) {
+          state.clientPeriod = d.period;
+          state.clientUsed = new Map();
+        }
+        if (d.period === state.clientPeriod) state.clientUsed.set(d.client_tenant_id, (state.clientUsed.get(d.client_tenant_id) ?? 0) + d.amount);
+      }
       state.open.set(d.reservation_id, {
+        client: d.client_tenant_id ?? null,
         amount: d.amount,
         fromMonthly: d.from_monthly,
         fromPurchased: d.from_purchased,
@@ -119,8 +164,16 @@ export function evolveCredits(state: CreditState, event: CreditEvent): CreditSta
       state.open.delete(event.data.reservation_id);
       if (r.period === state.period) state.monthlyUsed -= r.fromMonthly;
       state.purchasedBalance += r.fromPurchased;
+      if (r.client && r.period === state.clientPeriod) state.clientUsed.set(r.client, Math.max(0, (state.clientUsed.get(r.client) ?? 0) - r.amount));
       return state;
     }
+    case 'CreditAccountLinked':
+      state.billedTo = event.data.billed_to;
+      state.monthlyCap = event.data.monthly_cap;
+      return state;
+    case 'CreditCapSet':
+      state.monthlyCap = event.data.monthly_cap;
+      return state;
     default: {
       const never: never = event;
       return never;
@@ -143,12 +196,29 @@ export function availableCredits(state: CreditState, allowance: number | null, n
 
 export class InsufficientCreditsError extends Error {
   override readonly name = 'InsufficientCreditsError';
+  /**
+   * @param capped true when a white-label client's monthly cap (set by its owner), not the owner's
+   *   balance, is what falls short.
+   */
   constructor(
     readonly required: number,
     readonly available: number,
+    readonly capped = false,
   ) {
     super(`insufficient credits: ${required} required, ${available} available`);
   }
+}
+
+/**
+ * What a white-label client may still spend now: the payer's available credits, bounded by what is left
+ * of the client's monthly cap. `payer` is the payer's folded state, `allowance` the payer's plan
+ * allowance (null = unlimited), `cap` the client's cap (null = none). null = unlimited.
+ */
+export function clientAvailable(payer: CreditState, allowance: number | null, client: string, cap: number | null, nowMs: number): number | null {
+  const fromPayer = availableCredits(payer, allowance, nowMs);
+  if (cap === null) return fromPayer;
+  const left = Math.max(0, cap - clientUsedIn(payer, client, billingPeriod(nowMs)));
+  return fromPayer === null ? left : Math.min(fromPayer, left);
 }
 
 /**
@@ -166,10 +236,19 @@ export function decideReserve(
     nowMs: number;
     /** The holder's incarnation and lease length (milliseconds); recorded on the event when given. */
     holder?: { incarnation: string; leaseMs: number };
+    /** A white-label client's call charged to this (the payer's) stream, with the client's monthly cap (null = none). */
+    client?: { tenantId: string; monthlyCap: number | null };
   },
 ): CreditsReserved {
-  const { amount, allowance, nowMs } = command;
+  const { amount, allowance, nowMs, client } = command;
   if (!Number.isInteger(amount) || amount <= 0) throw new Error('reservation amount must be a positive integer');
+  if (client && client.monthlyCap !== null) {
+    const left = Math.max(0, client.monthlyCap - clientUsedIn(state, client.tenantId, billingPeriod(nowMs)));
+    if (left < amount) {
+      const fromPayer = availableCredits(state, allowance, nowMs);
+      throw new InsufficientCreditsError(amount, fromPayer === null ? left : Math.min(left, fromPayer), true);
+    }
+  }
   const monthly = monthlyRemaining(state, allowance, nowMs);
   let fromMonthly: number;
   if (monthly === null) fromMonthly = amount;
@@ -189,6 +268,7 @@ export function decideReserve(
       period: billingPeriod(nowMs),
       endpoint: command.endpoint,
       reserved_at: new Date(nowMs).toISOString(),
+      ...(client ? { client_tenant_id: client.tenantId } : {}),
       ...(command.holder
         ? { holder: command.holder.incarnation, lease_expires_at: new Date(nowMs + command.holder.leaseMs).toISOString() }
         : {}),

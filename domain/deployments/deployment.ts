@@ -15,8 +15,11 @@ import type { PlanName } from '../plans/plans.ts';
  */
 export const deploymentStream = (id: string) => `deployment-${id}`;
 
-/** Provisioning steps, in order. Each is idempotent (see workflows/deployments/activities.ts). */
-export const STEPS = ['tenant', 'api_keys', 'branding'] as const;
+/**
+ * Provisioning steps, in order. Each is idempotent (see workflows/deployments/activities.ts). The keys come
+ * last (issue 31): a provisioning that fails (a logo that cannot be fetched) leaves no key anyone holds.
+ */
+export const STEPS = ['tenant', 'branding', 'api_keys'] as const;
 export type Step = (typeof STEPS)[number];
 
 export type DeploymentStatus = 'pending' | 'provisioning' | 'active' | 'failed' | 'deactivated';
@@ -42,6 +45,8 @@ export interface DeploymentCreatedData {
   environment: string;
   plan: PlanName;
   config: DeploymentConfig;
+  /** Credits per UTC month the client may spend of the owner's credits; null or absent = no cap. */
+  monthly_credit_cap?: number | null;
   created_at: string;
 }
 
@@ -89,7 +94,7 @@ export type DeploymentEvent =
         deployment_id: string;
         tenant_id: string;
         at: string;
-        changes: Partial<Pick<DeploymentCreatedData, 'client_name' | 'domain' | 'domain_unicode' | 'platform' | 'environment'>> & { config?: DeploymentConfig };
+        changes: Partial<Pick<DeploymentCreatedData, 'client_name' | 'domain' | 'domain_unicode' | 'platform' | 'environment' | 'monthly_credit_cap'>> & { config?: DeploymentConfig };
       };
     }
   | { type: 'deployment.keys.revealed'; data: { deployment_id: string; tenant_id: string; key_ids: string[]; at: string } }
@@ -133,6 +138,8 @@ export interface DeploymentState {
   environment: string;
   plan: PlanName;
   config: DeploymentConfig;
+  /** Credits per UTC month the client may spend of the owner's credits (null = no cap). */
+  monthlyCreditCap: number | null;
   status: DeploymentStatus;
   createdAt: string;
   updatedAt: string;
@@ -169,6 +176,7 @@ export function evolve(state: DeploymentState | undefined, event: DeploymentEven
       environment: d.environment,
       plan: d.plan,
       config: d.config,
+      monthlyCreditCap: d.monthly_credit_cap ?? null,
       status: 'pending',
       createdAt: d.created_at,
       updatedAt: d.created_at,
@@ -196,9 +204,10 @@ export function evolve(state: DeploymentState | undefined, event: DeploymentEven
       s.runFromStep = d.from_step;
       s.failure = null;
       if (s.status !== 'deactivated') s.status = s.activatedAt !== null ? 'active' : 'pending';
-      // A run re-does `from_step` and what follows: forget those results (keys and tenant stay known).
+      // A run re-does `from_step` and what follows: forget those results (keys and tenant stay known). Keys,
+      // once issued, are never issued again: a new branding run does not touch them.
       const from = STEPS.indexOf(d.from_step);
-      s.completed = Object.fromEntries(Object.entries(s.completed).filter(([k]) => STEPS.indexOf(k as Step) < from));
+      s.completed = Object.fromEntries(Object.entries(s.completed).filter(([k]) => STEPS.indexOf(k as Step) < from || k === 'api_keys'));
       s.updatedAt = d.at;
       return s;
     }
@@ -248,6 +257,7 @@ export function evolve(state: DeploymentState | undefined, event: DeploymentEven
       if (c.platform !== undefined) s.platform = c.platform;
       if (c.environment !== undefined) s.environment = c.environment;
       if (c.config !== undefined) s.config = c.config;
+      if (c.monthly_credit_cap !== undefined) s.monthlyCreditCap = c.monthly_credit_cap;
       s.updatedAt = event.data.at;
       return s;
     }
@@ -300,5 +310,10 @@ export const provisionedIds = (deploymentId: string) => ({
  * with the expected revision): the uniqueness rule holds under concurrent creates.
  */
 export const clientIdClaimStream = (ownerTenantId: string, clientId: string) => `deployment-client-${digest(`${ownerTenantId}\u0000${clientId}`)}`;
+/**
+ * Stream of an owner's deployment slots (`deployment.slot.taken` / `.released`), appended with the expected
+ * revision after counting the live ones: the per-plan cap holds under concurrent creates.
+ */
+export const slotStream = (ownerTenantId: string) => `deployment-slots-${digest(ownerTenantId)}`;
 /** Stream reserving a domain across all tenants (one domain selects one branding). */
 export const domainClaimStream = (asciiDomain: string) => `deployment-domain-${digest(asciiDomain)}`;

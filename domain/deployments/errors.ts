@@ -20,6 +20,12 @@ export const DEPLOYMENT_ERRORS = {
   domain_taken: 409,
   /** The requested `plan` is above the caller's own plan: a tenant cannot give its client more credits or higher limits than it has (`details.plan`, `details.your_plan`). HTTP 403. */
   plan_not_allowed: 403,
+  /**
+   * The caller already has as many live (not deactivated) deployments as its plan allows (Free 1, Basic 5,
+   * Pro 25, Enterprise unlimited), or is itself a white-label client (limit 0: a client cannot resell).
+   * `details.limit`, `details.live`, `details.plan`. HTTP 403, like the usage alerts' `alert_limit_reached`.
+   */
+  deployment_limit_reached: 403,
   /** No deployment with this id belongs to the caller's tenant (other tenants' ids look the same). HTTP 404. */
   deployment_not_found: 404,
   /** The operation does not apply in the deployment's current status (`details.status`), e.g. retry of a deployment that has not failed, or any change to a deactivated one. HTTP 409. */

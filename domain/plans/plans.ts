@@ -20,6 +20,12 @@ export interface Plan {
   exportHistoryDays: number;
   /** Usage alerts allowed; null = unlimited. */
   alerts: number | null;
+  /**
+   * Live white-label deployments (`/api/deployments`) a tenant on this plan may have; null = unlimited. Not
+   * in the spec's plan table: chosen in issue 31 (docs/deployments.md, "How many"). A deployment's client
+   * spends its owner's credits, so the cap bounds tenants and keys, not money.
+   */
+  deployments: number | null;
   billingMethod: 'credits' | 'admin_unlimited';
 }
 
@@ -32,10 +38,10 @@ export function planAbove(a: PlanName, b: PlanName): boolean {
 }
 
 export const PLANS: Record<PlanName, Plan> = {
-  free: { name: 'free', tier: 'free', monthlyCredits: 20, requestsPerMinute: 10, concurrentRequests: 1, realtimeMonitoring: false, exportHistoryDays: 7, alerts: 0, billingMethod: 'credits' },
-  basic: { name: 'basic', tier: 'basic', monthlyCredits: 4000, requestsPerMinute: 60, concurrentRequests: 3, realtimeMonitoring: true, exportHistoryDays: 30, alerts: 1, billingMethod: 'credits' },
-  pro: { name: 'pro', tier: 'pro', monthlyCredits: 20000, requestsPerMinute: 300, concurrentRequests: 10, realtimeMonitoring: true, exportHistoryDays: 90, alerts: 5, billingMethod: 'credits' },
-  enterprise: { name: 'enterprise', tier: 'enterprise', monthlyCredits: null, requestsPerMinute: 1000, concurrentRequests: 50, realtimeMonitoring: true, exportHistoryDays: 365, alerts: null, billingMethod: 'admin_unlimited' },
+  free: { name: 'free', tier: 'free', monthlyCredits: 20, requestsPerMinute: 10, concurrentRequests: 1, realtimeMonitoring: false, exportHistoryDays: 7, alerts: 0, deployments: 1, billingMethod: 'credits' },
+  basic: { name: 'basic', tier: 'basic', monthlyCredits: 4000, requestsPerMinute: 60, concurrentRequests: 3, realtimeMonitoring: true, exportHistoryDays: 30, alerts: 1, deployments: 5, billingMethod: 'credits' },
+  pro: { name: 'pro', tier: 'pro', monthlyCredits: 20000, requestsPerMinute: 300, concurrentRequests: 10, realtimeMonitoring: true, exportHistoryDays: 90, alerts: 5, deployments: 25, billingMethod: 'credits' },
+  enterprise: { name: 'enterprise', tier: 'enterprise', monthlyCredits: null, requestsPerMinute: 1000, concurrentRequests: 50, realtimeMonitoring: true, exportHistoryDays: 365, alerts: null, deployments: null, billingMethod: 'admin_unlimited' },
 };
 
 /** Rate classes (spec, Limits): heavy = 50% of the standard per-minute limit, light = 2x. */

@@ -55,6 +55,12 @@ export interface CreditAccount extends Record<string, unknown> {
   total_used: number;
   used_by_endpoint: Record<string, number>;
   open: Record<string, Reservation>;
+  /** White-label client: the payer of its calls, and its monthly cap (absent on accounts written before them). */
+  billed_to?: string | null;
+  monthly_cap?: number | null;
+  /** Payer: credits each client used in `client_period`. */
+  client_used?: Record<string, number>;
+  client_period?: string | null;
 }
 
 /** Credits committed on one UTC day (`YYYY-MM-DD`). Id `<tenant>|<day>`. */

@@ -50,7 +50,11 @@ export function toCreditState(doc: CreditAccount | undefined): CreditState {
     totalPurchased: doc?.total_purchased ?? 0,
     totalUsed: doc?.total_used ?? 0,
     usedByEndpoint: { ...(doc?.used_by_endpoint ?? {}) },
-    open: new Map(Object.entries(doc?.open ?? {}).map(([id, r]) => [id, { ...r, holder: r.holder ?? null, leaseExpiresAt: r.leaseExpiresAt ?? null }])),
+    open: new Map(Object.entries(doc?.open ?? {}).map(([id, r]) => [id, { ...r, holder: r.holder ?? null, leaseExpiresAt: r.leaseExpiresAt ?? null, client: r.client ?? null }])),
+    billedTo: doc?.billed_to ?? null,
+    monthlyCap: doc?.monthly_cap ?? null,
+    clientUsed: new Map(Object.entries(doc?.client_used ?? {})),
+    clientPeriod: doc?.client_period ?? null,
   };
 }
 
@@ -64,6 +68,10 @@ function fromCreditState(tenantId: string, s: CreditState): CreditAccount {
     total_used: s.totalUsed,
     used_by_endpoint: s.usedByEndpoint,
     open: Object.fromEntries(s.open),
+    billed_to: s.billedTo,
+    monthly_cap: s.monthlyCap,
+    client_used: Object.fromEntries(s.clientUsed),
+    client_period: s.clientPeriod,
   };
 }
 

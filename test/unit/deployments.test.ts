@@ -198,6 +198,7 @@ describe('provisioning activities are idempotent (in-memory event store, local b
   const { formatApiKey, hashApiKey } = await import('../../domain/tenancy/api-key.ts');
   const { provisionedIds, deploymentStream } = await import('../../domain/deployments/deployment.ts');
   const { createDeploymentActivities, sealedKeyBlob } = await import('../../workflows/deployments/activities.ts');
+  const { CreditLedger } = await import('../../domain/credits/credit-ledger.ts');
 
   it('re-registers a key sealed before a crash, and never creates a second tenant or key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sello-dep-act-'));
@@ -206,7 +207,7 @@ describe('provisioning activities are idempotent (in-memory event store, local b
       const blobs = new LocalDirBlobStore(dir);
       const secrets = createSecretBox(randomBytes(32));
       const noFetch = { fetch: async () => { throw new StepFailure('logo_unreachable', 'offline'); }, close: async () => undefined };
-      const acts = createDeploymentActivities({ eventStore: store, blobs, secrets, logoFetcher: () => noFetch, clock: { now: () => Date.UTC(2026, 0, 1) } });
+      const acts = createDeploymentActivities({ eventStore: store, blobs, secrets, logoFetcher: () => noFetch, clock: { now: () => Date.UTC(2026, 0, 1) }, credits: new CreditLedger(store) });
       const id = 'dep_0123456789abcdef0123456789abcdef';
       const base = { deployment_id: id, tenant_id: 'ten_owner' };
       await store.append(deploymentStream(id), [
@@ -230,6 +231,10 @@ describe('provisioning activities are idempotent (in-memory event store, local b
       expect(await step(1, 'branding')).toEqual({ outcome: 'superseded' }); // an old run's late step does nothing
       const all = await store.readAll();
       expect(all.filter((e) => e.type === 'TenantCreated')).toHaveLength(1);
+      // The client tenant is linked once to its owner's credits, before the tenant was created.
+      const linked = all.filter((e) => e.type === 'CreditAccountLinked');
+      expect(linked.map((e) => e.data)).toEqual([expect.objectContaining({ tenant_id: ids.tenantId, billed_to: 'ten_owner', monthly_cap: null, deployment_id: id })]);
+      expect(all.findIndex((e) => e.type === 'CreditAccountLinked')).toBeLessThan(all.findIndex((e) => e.type === 'TenantCreated'));
       const keys = all.filter((e) => e.type === 'ApiKeyCreated');
       expect(keys).toHaveLength(2);
       expect(keys.find((e) => (e.data as { key_id: string }).key_id === ids.liveKeyId)!.data).toMatchObject({ key_hash: hashApiKey(known), tenant_id: ids.tenantId });

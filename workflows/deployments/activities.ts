@@ -20,6 +20,7 @@ import { TenancyError, createApiKey, createTenant, revokeApiKey } from '../../do
 import { apiKeyStream } from '../../domain/tenancy/tenancy.ts';
 import type { SecretBox } from '../../domain/webhooks/secret-box.ts';
 import type { LogoFetcher } from './logo.ts';
+import type { ClientCreditAccounts } from './service.ts';
 
 /** Input of `deployments.step` (`step` set), `deployments.activate` (`step` null) and `deployments.recordFailure`. */
 export interface StepInput {
@@ -47,6 +48,8 @@ export interface DeploymentActivityDeps {
   /** The logo fetcher in use (a getter: tests swap in one that trusts a loopback server). */
   logoFetcher: () => LogoFetcher;
   clock: Clock;
+  /** Links the client tenant to its owner's credits (before the tenant exists, so before any key). */
+  credits: ClientCreditAccounts;
   /**
    * True once the process is stopping: a step that fails then (its fetch aborted by the shutdown) is not
    * recorded as failed; the activity raises instead, and the run tries the step again (after a restart).
@@ -93,6 +96,12 @@ export function createDeploymentActivities(deps: DeploymentActivityDeps): Record
 
   async function runTenant(s: DeploymentState): Promise<StepResult> {
     const { tenantId } = provisionedIds(s.id);
+    // The client spends its owner's credits (issue 31: each client tenant used to get its own monthly
+    // allowance). Linked before the tenant exists, so no call of the client is ever charged elsewhere.
+    await deps.credits.link(tenantId, s.ownerTenantId, s.monthlyCreditCap, s.id);
+    // A cap changed while this ran (the update found no link yet): the latest one wins.
+    const latest = await loadDeployment(eventStore, s.id);
+    if (latest) await deps.credits.setCap(tenantId, latest.monthlyCreditCap);
     try {
       await createTenant({ store: eventStore, name: s.clientName, plan: s.plan, tenantId, now: () => clock.now() });
     } catch (err) {

@@ -7,7 +7,7 @@ import { createDeploymentActivities } from './activities.ts';
 import { createBrandingService, type BrandingService } from './branding.ts';
 import { createLogoFetcher, type LogoFetcher, type LogoFetcherOptions } from './logo.ts';
 import { deactivationProcess, provisioningProcess } from './process.ts';
-import { createDeploymentService, type DeploymentService } from './service.ts';
+import { createDeploymentService, type ClientCreditAccounts, type DeploymentService } from './service.ts';
 import { startDeploymentStarter, type DeploymentStarter } from './starter.ts';
 
 export interface DeploymentsRuntimeDeps {
@@ -23,6 +23,8 @@ export interface DeploymentsRuntimeDeps {
   /** TESTS ONLY: the logo fetch's loopback allowance and extra CA (from `PlatformOverrides.capabilityTestOptions`). */
   testLogoFetch?: LogoFetcherOptions;
   publicBaseUrl?: string;
+  /** The credit ledger (`platform.credits`): links a client tenant to its owner's credits and sets its cap. */
+  credits: () => ClientCreditAccounts;
   logger?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -55,7 +57,12 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
     putStream: (...a) => deps.blobs().putStream(...a),
     getStream: (k) => deps.blobs().getStream(k),
   };
-  const service = createDeploymentService({ eventStore: deps.eventStore, readModels: deps.readModels, blobs: lazyBlobs, secrets, clock: deps.clock, catchUp: deps.catchUp });
+  const credits: ClientCreditAccounts = {
+    link: (...a) => deps.credits().link(...a),
+    setCap: (...a) => deps.credits().setCap(...a),
+    snapshot: (t) => deps.credits().snapshot(t),
+  };
+  const service = createDeploymentService({ eventStore: deps.eventStore, readModels: deps.readModels, blobs: lazyBlobs, secrets, clock: deps.clock, catchUp: deps.catchUp, credits });
   let stopping = false;
   const activities = createDeploymentActivities({
     eventStore: deps.eventStore,
@@ -63,6 +70,7 @@ export function createDeploymentsRuntime(deps: DeploymentsRuntimeDeps): Deployme
     secrets,
     logoFetcher,
     clock: deps.clock,
+    credits,
     stopping: () => stopping,
     logger: deps.logger,
   });

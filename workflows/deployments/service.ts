@@ -8,6 +8,8 @@ import {
   clientIdClaimStream,
   deploymentStream,
   domainClaimStream,
+  provisionedIds,
+  slotStream,
   type DeploymentConfig,
   type DeploymentCreatedData,
   type DeploymentEvent,
@@ -18,7 +20,7 @@ import {
 import { DeploymentError } from '../../domain/deployments/errors.ts';
 import { checkClientId, checkLogoUrl, checkText, normalizeDomain, normalizeHexColor } from '../../domain/deployments/validate.ts';
 import type { ContrastCheck } from '../../domain/deployments/contrast.ts';
-import { planAbove, type PlanName } from '../../domain/plans/plans.ts';
+import { PLANS, planAbove, type PlanName } from '../../domain/plans/plans.ts';
 import type { SecretBox } from '../../domain/webhooks/secret-box.ts';
 import { deploymentsCollection } from '../../projections/deployments/index.ts';
 import { loadDeployment, sealedKeyBlob } from './activities.ts';
@@ -31,16 +33,31 @@ export interface CreateDeploymentInput {
   platform: string;
   environment: string;
   plan?: PlanName;
+  /** Credits per UTC month the client may spend of the owner's credits (null or absent = no cap). */
+  monthlyCreditCap?: number | null;
   config: { primaryColor: string; logo: string; companyName: string };
 }
 
-/** Body of `PATCH /api/deployments/{id}`: every field optional; `config` fields merge into the current config. */
+/** Body of `PUT /api/deployments/{id}`: every field optional; `config` fields merge into the current config. */
 export interface UpdateDeploymentInput {
   clientName?: string;
   domain?: string;
   platform?: string;
   environment?: string;
+  /** A new monthly cap (null removes it); applies to the client's next call. */
+  monthlyCreditCap?: number | null;
   config?: Partial<DeploymentConfig>;
+}
+
+/**
+ * The credit ledger as the deployments context uses it (`CreditLedger` in domain/credits): a client tenant
+ * is linked to its owner's credits with a monthly cap, and the cap changed; `snapshot` tells a client
+ * tenant (it has `billedTo`) from one that pays its own.
+ */
+export interface ClientCreditAccounts {
+  link(clientTenantId: string, payerTenantId: string, monthlyCap: number | null, deploymentId: string): Promise<boolean>;
+  setCap(clientTenantId: string, monthlyCap: number | null): Promise<boolean>;
+  snapshot(tenantId: string): Promise<{ billedTo: string | null }>;
 }
 
 /** A key in the record; `key` is the secret, present once (the first status read after it was issued). */
@@ -63,6 +80,7 @@ export interface DeploymentRecord {
   environment: string;
   plan: PlanName;
   config: DeploymentConfig;
+  monthlyCreditCap: number | null;
   status: DeploymentStatus;
   created_at: string;
   updated_at: string;
@@ -99,6 +117,7 @@ export function toRecord(s: DeploymentState, revealed?: Map<string, string>): De
     environment: s.environment,
     plan: s.plan,
     config: s.config,
+    monthlyCreditCap: s.monthlyCreditCap,
     status: s.status,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
@@ -151,7 +170,10 @@ export interface DeploymentServiceDeps {
   secrets: SecretBox;
   clock: Clock;
   catchUp: () => Promise<void>;
+  credits: ClientCreditAccounts;
 }
+
+type SlotEvent = { type: 'deployment.slot.taken' | 'deployment.slot.released'; data: { deployment_id: string }; recordedAt: string };
 
 type ClaimEvent = { type: 'deployment.claim.taken' | 'deployment.claim.released'; data: { deployment_id: string } };
 
@@ -204,6 +226,49 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
   }
 
 
+  /**
+   * Takes one of the owner's deployment slots for `deploymentId`, refused past the plan's cap
+   * (`PLANS[plan].deployments`, live deployments: not deactivated; a slot whose deployment was never written
+   * is live for 60 s, the time a create takes at most). The slot stream is appended with the revision the
+   * count was made at, so concurrent creates cannot exceed the cap.
+   * @throws DeploymentError `deployment_limit_reached`
+   */
+  async function takeSlot(ownerTenantId: string, plan: PlanName, deploymentId: string): Promise<void> {
+    const limit = PLANS[plan].deployments;
+    for (let i = 0; i < 20; i++) {
+      const { events, currentRevision } = await eventStore.readStream(slotStream(ownerTenantId));
+      const held = new Map<string, string>();
+      for (const e of events as unknown as SlotEvent[]) {
+        if (e.type === 'deployment.slot.taken') held.set(e.data.deployment_id, e.recordedAt);
+        else held.delete(e.data.deployment_id);
+      }
+      if (limit !== null) {
+        let live = 0;
+        for (const [id, at] of held) {
+          const d = await loadDeployment(eventStore, id);
+          if (d ? d.status !== 'deactivated' : clock.now() - Date.parse(at) < 60_000) live++;
+        }
+        if (live >= limit) {
+          throw new DeploymentError('deployment_limit_reached', `Your plan (${plan}) allows ${limit} live deployment${limit === 1 ? '' : 's'}; deactivate one or upgrade your plan`, { limit, live, plan });
+        }
+      }
+      try {
+        await eventStore.append(slotStream(ownerTenantId), [{ type: 'deployment.slot.taken', data: { deployment_id: deploymentId }, metadata: { tenant_id: ownerTenantId } }], {
+          expectedRevision: currentRevision ?? 'no_stream',
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * 10));
+      }
+    }
+    throw new Error('deployments: the slot stream kept changing');
+  }
+
+  async function releaseSlot(ownerTenantId: string, deploymentId: string): Promise<void> {
+    await eventStore.append(slotStream(ownerTenantId), [{ type: 'deployment.slot.released', data: { deployment_id: deploymentId }, metadata: { tenant_id: ownerTenantId } }]);
+  }
+
   async function append(s: DeploymentState, events: DeploymentEvent[]): Promise<void> {
     await eventStore.append(deploymentStream(s.id), events.map((e) => ({ ...e, metadata: { tenant_id: s.ownerTenantId } })), { expectedRevision: s.revision });
   }
@@ -224,17 +289,28 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
       const clientName = checkText(input.clientName, 'clientName', 200);
       const domain = normalizeDomain(input.domain);
       const config = validateConfig(input.config);
+      const monthlyCreditCap = input.monthlyCreditCap ?? null;
+      // A client tenant spends its owner's credits; its own clients would spend them too, unseen: refused.
+      if ((await deps.credits.snapshot(ownerTenantId)).billedTo) {
+        throw new DeploymentError('deployment_limit_reached', 'A white-label client cannot create deployments of its own', { limit: 0, live: 0, plan: ownerPlan });
+      }
       const id = `dep_${randomUUID().replace(/-/g, '')}`;
-      await claim(clientIdClaimStream(ownerTenantId, clientId), id, (holder) =>
-        new DeploymentError('client_id_taken', `clientId ${clientId} is already used by deployment ${holder}`, { field: 'clientId', deployment_id: holder }),
-      );
-      await claim(domainClaimStream(domain.ascii), id, (holder) => {
-        void holder; // another tenant's deployment id is not disclosed
-        return new DeploymentError('domain_taken', `domain ${domain.ascii} is already served by another deployment`, { field: 'domain', domain: domain.ascii });
-      }).catch(async (err) => {
-        await release(clientIdClaimStream(ownerTenantId, clientId), id);
+      await takeSlot(ownerTenantId, ownerPlan, id);
+      try {
+        await claim(clientIdClaimStream(ownerTenantId, clientId), id, (holder) =>
+          new DeploymentError('client_id_taken', `clientId ${clientId} is already used by deployment ${holder}`, { field: 'clientId', deployment_id: holder }),
+        );
+        await claim(domainClaimStream(domain.ascii), id, (holder) => {
+          void holder; // another tenant's deployment id is not disclosed
+          return new DeploymentError('domain_taken', `domain ${domain.ascii} is already served by another deployment`, { field: 'domain', domain: domain.ascii });
+        }).catch(async (err) => {
+          await release(clientIdClaimStream(ownerTenantId, clientId), id);
+          throw err;
+        });
+      } catch (err) {
+        await releaseSlot(ownerTenantId, id);
         throw err;
-      });
+      }
       const at = iso();
       const data: DeploymentCreatedData = {
         deployment_id: id,
@@ -247,6 +323,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
         environment: input.environment,
         plan,
         config,
+        monthly_credit_cap: monthlyCreditCap,
         created_at: at,
       };
       await eventStore.append(
@@ -308,6 +385,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
       if (input.clientName !== undefined) changes.client_name = checkText(input.clientName, 'clientName', 200);
       if (input.platform !== undefined) changes.platform = input.platform;
       if (input.environment !== undefined) changes.environment = input.environment;
+      if (input.monthlyCreditCap !== undefined && input.monthlyCreditCap !== s.monthlyCreditCap) changes.monthly_credit_cap = input.monthlyCreditCap;
       let newDomain: string | null = null;
       if (input.domain !== undefined) {
         const d = normalizeDomain(input.domain);
@@ -347,6 +425,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
         throw err;
       }
       if (newDomain) await release(domainClaimStream(s.domain), s.id);
+      // The client's next call sees the new cap (not linked yet: the tenant step links with the latest cap).
+      if (changes.monthly_credit_cap !== undefined) await deps.credits.setCap(provisionedIds(s.id).tenantId, changes.monthly_credit_cap);
       return toRecord((await loadDeployment(eventStore, id))!);
     },
 
@@ -379,6 +459,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps): Deployment
         }
         await release(clientIdClaimStream(s.ownerTenantId, s.clientId), s.id);
         await release(domainClaimStream(s.domain), s.id);
+        await releaseSlot(s.ownerTenantId, s.id);
         return toRecord((await loadDeployment(eventStore, id))!);
       }
       throw new Error('deployments: deactivation kept conflicting');

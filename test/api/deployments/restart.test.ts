@@ -75,7 +75,7 @@ describe('deployment provisioning survives a restart of the service', () => {
     });
     expect(logos.count('/slow.png')).toBe(2);
     expect(done.branding).not.toBeNull();
-    expect(done.steps.map((h) => `${h.step}:${h.outcome}`)).toEqual(['tenant:completed', 'api_keys:completed', 'branding:interrupted', 'branding:completed']);
+    expect(done.steps.map((h) => `${h.step}:${h.outcome}`)).toEqual(['tenant:completed', 'branding:interrupted', 'branding:completed', 'api_keys:completed']);
     const tenantId = done.provisioned_tenant_id;
     expect((await s.ctx.events.readStream(tenantStream(tenantId))).events.filter((e) => e.type === 'TenantCreated')).toHaveLength(1);
     const keys = (await s.ctx.events.readAll({ types: ['ApiKeyCreated'] })).filter((e) => (e.data as { tenant_id: string }).tenant_id === tenantId);

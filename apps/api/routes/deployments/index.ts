@@ -68,13 +68,17 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
       description:
         'Validates the fields, reserves `clientId` (per tenant) and `domain` (overall), records the deployment as `pending` and answers 201 at once; ' +
         'provisioning (client tenant and plan, first API keys, branding) runs as a durable workflow. Poll the status endpoint: its first answer after ' +
-        'the keys are issued carries the secrets, once.',
+        'the keys are issued carries the secrets, once. The client\'s calls spend your credits (within `monthlyCreditCap` when set); the number of live ' +
+        'deployments is capped per plan. The keys are issued last: a provisioning that fails leaves no key.',
       body: CreateDeploymentBody,
       response: {
         201: RecordResponse,
         ...BAD_FIELDS,
         ...COMMON_ERRORS,
-        403: ErrorBody.describe('`insufficient_permissions`: the key lacks `admin`; `plan_not_allowed`: `plan` is above your own plan.'),
+        403: ErrorBody.describe(
+          '`insufficient_permissions`: the key lacks `admin`; `plan_not_allowed`: `plan` is above your own plan; `deployment_limit_reached`: you already have ' +
+            'as many live deployments as your plan allows (Free 1, Basic 5, Pro 25, Enterprise unlimited; `details.limit`, `details.live`, `details.plan`), or your tenant is itself a white-label client.',
+        ),
         409: ErrorBody.describe('`client_id_taken`, `domain_taken`.'),
       },
     },
@@ -113,7 +117,8 @@ export function registerDeploymentRoutes(app: ApiApp, _platform: Platform, runti
       tags: TAG,
       summary: 'Update a deployment',
       description:
-        'Changes `clientName`, `domain`, `platform`, `environment` or `config`. A branding change (colour, logo, company name) starts a new run of the ' +
+        'Changes `clientName`, `domain`, `platform`, `environment`, `monthlyCreditCap` or `config`; any other field (`clientId`, `plan`, `status`, unknown ones) ' +
+        'is refused with 400 `validation_error` naming it. A branding change (colour, logo, company name) starts a new run of the ' +
         '`branding` step; it is refused (409 `invalid_state`) while provisioning runs. Deactivated deployments cannot change.',
       params: DeploymentIdParams,
       body: UpdateDeploymentBody,

@@ -31,18 +31,62 @@ export const CreateDeploymentBody = z.object({
   platform: PlatformField,
   environment: EnvironmentField,
   plan: z.enum(PLAN_NAMES).optional().describe('Plan of the client\'s tenant (extension; default `basic`, or your own plan when that is lower). Never above your own plan (403 `plan_not_allowed`).').meta({ example: 'pro' }),
+  monthlyCreditCap: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000_000)
+    .nullable()
+    .optional()
+    .describe(
+      'Extension: credits per UTC month this client may spend. A client\'s calls are charged to YOUR credits (it has no allowance of its own); ' +
+        'past the cap its priced calls answer 429 `insufficient_credits` until the 1st. Null or absent: no cap (your balance is the limit). Change it with PUT.',
+    )
+    .meta({ example: 500 }),
   config: ConfigBody,
 });
 
+/**
+ * Fields of the record that an update cannot change (issue 31: `PUT` answered 200 to them and ignored them).
+ * They, and any unknown field, are refused with 400 `validation_error` naming them.
+ */
+export const IMMUTABLE_FIELDS = ['id', 'clientId', 'plan', 'status', 'provisioned_tenant_id', 'api_keys', 'created_at', 'updated_at'] as const;
+
+/** The message of an `unrecognized_keys` issue: which fields are immutable, which are unknown. */
+function refusedKeys(where: string, allowed: readonly string[]) {
+  return (issue: { code?: string; keys?: string[] }) => {
+    if (issue.code !== 'unrecognized_keys' || !issue.keys) return undefined;
+    const fixed = issue.keys.filter((k) => (IMMUTABLE_FIELDS as readonly string[]).includes(k));
+    const unknown = issue.keys.filter((k) => !fixed.includes(k));
+    const parts = [
+      ...(fixed.length ? [`${fixed.map((k) => `\`${k}\``).join(', ')} cannot be changed`] : []),
+      ...(unknown.length ? [`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `\`${k}\``).join(', ')}`] : []),
+    ];
+    return `${where}: ${parts.join('; ')} (accepted: ${allowed.join(', ')})`;
+  };
+}
+
+const UPDATABLE = ['clientName', 'domain', 'platform', 'environment', 'monthlyCreditCap', 'config'] as const;
+const CONFIG_FIELDS = ['primaryColor', 'logo', 'companyName'] as const;
+
 export const UpdateDeploymentBody = z
-  .object({
-    clientName: CreateDeploymentBody.shape.clientName.optional(),
-    domain: CreateDeploymentBody.shape.domain.optional(),
-    platform: PlatformField.optional(),
-    environment: EnvironmentField.optional(),
-    config: ConfigBody.partial().optional().describe('Fields given replace the current ones; a change of colour, logo or company name runs the branding step again (the current branding stays in use until it succeeds).'),
-  })
-  .describe('Every field optional. `clientId` and `plan` cannot change.');
+  .strictObject(
+    {
+      clientName: CreateDeploymentBody.shape.clientName.optional(),
+      domain: CreateDeploymentBody.shape.domain.optional(),
+      platform: PlatformField.optional(),
+      environment: EnvironmentField.optional(),
+      monthlyCreditCap: CreateDeploymentBody.shape.monthlyCreditCap.describe('New monthly cap in credits (null removes it); the client\'s next call sees it.'),
+      config: z
+        .strictObject(ConfigBody.partial().shape, { error: refusedKeys('config', CONFIG_FIELDS) })
+        .optional()
+        .describe('Fields given replace the current ones; a change of colour, logo or company name runs the branding step again (the current branding stays in use until it succeeds).'),
+    },
+    { error: refusedKeys('body', UPDATABLE) },
+  )
+  .describe(
+    `Every field optional. Any other field is refused with 400 \`validation_error\` (never ignored): ${IMMUTABLE_FIELDS.map((k) => `\`${k}\``).join(', ')} cannot change, and unknown fields are named in the message.`,
+  );
 
 const ContrastSchema = z.object({
   requested: z.string().describe('Colour requested (`#RRGGBB`).'),
@@ -74,6 +118,7 @@ export const DeploymentRecordSchema = z.object({
   environment: z.string(),
   plan: z.enum(PLAN_NAMES),
   config: z.object({ primaryColor: z.string().describe('As requested, normalised to `#RRGGBB`.'), logo: z.string(), companyName: z.string() }),
+  monthlyCreditCap: z.number().int().nullable().describe('Credits per UTC month the client may spend of your credits (null = no cap).'),
   status: z.enum(['pending', 'provisioning', 'active', 'failed', 'deactivated']).describe('`pending` -> `provisioning` -> `active` | `failed`; `deactivated` is final.'),
   created_at: iso('Creation time.'),
   updated_at: iso('Last change.'),

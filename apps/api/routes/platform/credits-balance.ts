@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { availableCredits, monthlyRemaining, type CreditState } from '../../../../domain/credits/credits.ts';
+import { availableCredits, clientUsedIn, initialCreditState, monthlyRemaining, type CreditState } from '../../../../domain/credits/credits.ts';
 import { PLANS, billingPeriod, nextResetUnix, type PlanName } from '../../../../domain/plans/plans.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
@@ -21,6 +21,13 @@ export const CreditsBalanceResponse = z.object({
     billing_method: z.enum(['credits', 'admin_unlimited']),
     period: z.object({ start: z.string(), end: z.string() }).describe('Current billing period (UTC).'),
     reset_date: z.string().describe('When the monthly allowance resets (ISO 8601, 00:00 UTC on the 1st).'),
+    white_label_client: z
+      .object({
+        monthly_cap: z.number().int().nullable().describe('Credits per month the owner lets this client spend (null = no cap: the owner\'s balance is the limit).'),
+        used_this_month: z.number().int().describe('Credits this client spent or reserved this month (counted against the cap).'),
+      })
+      .optional()
+      .describe('Present for the tenant of a white-label deployment: its calls spend its owner\'s credits (docs/deployments.md). `available_credits` is the owner\'s balance bounded by what is left of the cap; `monthly_allowance` is the cap (else the owner\'s allowance); the purchase figures are 0 and `total_used` counts this month only.'),
   }),
 });
 export type CreditsBalanceResponse = z.infer<typeof CreditsBalanceResponse>;
@@ -72,8 +79,44 @@ export function registerCreditsBalance(app: ApiApp, ctx: Platform): void {
     // Synchronous when the ledger follows the log (API processes): no promise on the most called route.
     handler: (request) => {
       const tenantId = request.auth!.tenantId;
+      if (ctx.credits.snapshotNow(tenantId).billedTo || !ctx.credits.isFollowing) {
+        return clientBalanceBody(ctx, tenantId, request.auth!.tenant.plan);
+      }
       if (ctx.credits.isFollowing) return balanceBody(request.auth!.tenant.plan, ctx.credits.snapshotNow(tenantId), ctx.clock.now());
       return ctx.credits.snapshot(tenantId).then((state) => balanceBody(request.auth!.tenant.plan, state, ctx.clock.now()));
     },
   });
+}
+
+/**
+ * The balance of a white-label client (its calls spend its owner's credits, within its monthly cap), or,
+ * for any other tenant, {@link balanceBody} after catching up with its stream.
+ */
+async function clientBalanceBody(ctx: Platform, tenantId: string, planName: PlanName): Promise<CreditsBalanceResponse> {
+  const own = await ctx.credits.snapshot(tenantId);
+  const now = ctx.clock.now();
+  if (!own.billedTo) return balanceBody(planName, own, now);
+  const bal = await ctx.credits.balance(tenantId, PLANS[planName].monthlyCredits);
+  const payer = await ctx.credits.snapshot(own.billedTo);
+  const base = balanceBody(planName, initialCreditState(), now);
+  const period = billingPeriod(now);
+  const used = clientUsedIn(payer, tenantId, period);
+  let reserved = 0;
+  for (const r of payer.open.values()) if (r.client === tenantId) reserved += r.amount;
+  const available = bal.available ?? ('unlimited' as const);
+  return {
+    success: true as const,
+    data: {
+      ...base.data,
+      available_credits: available,
+      monthly_allowance: bal.allowance ?? ('unlimited' as const),
+      monthly_remaining: available,
+      monthly_used: used,
+      purchased_credits: 0,
+      reserved_credits: reserved,
+      total_purchased: 0,
+      total_used: used - reserved,
+      white_label_client: { monthly_cap: bal.monthlyCap, used_this_month: used },
+    },
+  };
 }
