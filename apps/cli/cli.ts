@@ -15,6 +15,7 @@
  *   replay                                                            -> {"events", "projections": {...}}
  *   migrate                                                           -> {"event_store"} (PostgreSQL schema)
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
+ *   --help, -h (after any command, or alone)                         -> the command's usage (apps/cli/help.ts)
  *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
  *                                                                        (exit 2 when the hash chain does not verify)
  */
@@ -30,6 +31,7 @@ import { projectionsOf } from '../capabilities/index.ts';
 import { exportAudit } from '../../workflows/signing/audit-export.ts';
 import { migratePostgres } from '../../infra/postgres/migrate.ts';
 import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
+import { cliHelp } from './help.ts';
 
 class UsageError extends Error {}
 
@@ -65,6 +67,7 @@ function parseCli(argv: string[]) {
         reason: { type: 'string' },
         document: { type: 'string' },
         minutes: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
       },
     });
   } catch (error) {
@@ -74,6 +77,8 @@ function parseCli(argv: string[]) {
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
+  // `--help` (or `help ...`) on any command: plain text, before the platform starts (apps/cli/help.ts).
+  if (values.help || positionals[0] === 'help') return void process.stdout.write(cliHelp(positionals[0] === 'help' ? positionals.slice(1) : positionals));
   if (positionals[0] === 'migrate') {
     const r = await migratePostgres(loadConfig());
     return out({ database: r.database, schema: r.schema, event_store: r.eventStore });
