@@ -4,7 +4,23 @@
  * envelope so a coded signing error (`code`, `details`) survives the thread boundary. The pool terminates
  * this thread when a task passes its deadline: MuPDF is WebAssembly, so nothing native is left half-done.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { inspectPdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
+
+/**
+ * Nice value of a PDF thread (Linux: a thread has its own, set through its thread id). PDF work yields the
+ * CPU to the HTTP thread and to inference: on a machine with fewer spare cores than PDF threads, a costly PDF
+ * then slows its own tenant's upload rather than every tenant's calls.
+ */
+export const PDF_THREAD_NICE = 10;
+
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, PDF_THREAD_NICE);
+} catch {
+  // no /proc (not Linux) or not permitted: the thread keeps the process's priority
+}
 
 /** A task as the pool posts it. */
 export type PdfTask = { op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number };

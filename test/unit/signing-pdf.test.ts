@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { MAX_RENDER_SIDE_PX, inspectPdf, renderPagePng } from '../../domain/signing/pdf.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
 import { makePdf } from '../helpers/signing.ts';
@@ -71,13 +72,25 @@ describe.skipIf(!have)('signing PDF intake (shared corpus)', () => {
     ? new Map(readFileSync(join(ROOT, 'qpdf/bad/labels.csv'), 'utf8').trim().split('\n').slice(1).map((l) => { const c = l.split(','); return [c[0]!, c[3]!]; }))
     : new Map<string, string>();
 
-  it('valid documents are accepted with pdfinfo\'s page count; encrypted ones are pdf_corrupted', async () => {
+  // Valid files refused for what they carry (issue 31, item 8: docs/signing.md "What is refused at intake").
+  const REFUSED_CONTENT: Record<string, string> = { 'py-pdf-sample-files/025-attachment/with-attachment.pdf': 'pdf_embedded_file' };
+
+  it('the valid files refused for their content do carry it (qpdf --list-attachments)', () => {
+    const path = join(ROOT, 'py-pdf-sample-files/025-attachment/with-attachment.pdf');
+    if (!existsSync(path) || spawnSync('qpdf', ['--version']).status !== 0) return;
+    const out = spawnSync('qpdf', ['--list-attachments', path], { encoding: 'utf8' }).stdout;
+    expect(out).toMatch(/->/);
+    expect(out).not.toContain('has no embedded files');
+  });
+
+  it('valid documents are accepted with pdfinfo\'s page count (unless they carry refused content); encrypted ones are pdf_corrupted', async () => {
     let checked = 0;
     for (const r of rows) {
       const [path, , pages, encrypted] = r as [string, string, string, string];
       if (!/^(py-pdf-sample-files|qpdf\/good)\//.test(path) || !existsSync(join(ROOT, path))) continue;
       const v = await verdict(readFileSync(join(ROOT, path)));
       if (encrypted === 'yes' || pages === '') expect(v, path).toMatchObject({ ok: false, code: 'pdf_corrupted' });
+      else if (REFUSED_CONTENT[path]) expect(v, path).toMatchObject({ ok: false, code: REFUSED_CONTENT[path] });
       else expect(v, path).toEqual({ ok: true, pages: Number(pages) });
       checked++;
     }

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../../../domain/signing/errors.ts';
 import { isValidEmail } from '../../../../domain/signing/decide.ts';
+import { MAX_CONTENT_BYTES } from '../../../../domain/signing/pdf.ts';
 import { hasControlCharacters } from '../../../../domain/shared/text.ts';
 
 /** Runs `fn`, rendering a {@link SigningError} as the structured error of its code and status. */
@@ -120,7 +121,11 @@ export function sendPdf(reply: FastifyReply, filename: string, bytes: Buffer) {
   return reply.send(bytes);
 }
 
-export const LIMITS_TEXT = `PDF: at most ${MAX_PDF_BYTES / 1024 / 1024} MiB (413 \`pdf_too_large\`) and ${MAX_PDF_PAGES} pages (400 \`pdf_too_many_pages\`); at most ${MAX_SIGNERS} signers.`;
+export const LIMITS_TEXT =
+  `PDF: at most ${MAX_PDF_BYTES / 1024 / 1024} MiB (413 \`pdf_too_large\`) and ${MAX_PDF_PAGES} pages (400 \`pdf_too_many_pages\`); at most ${MAX_SIGNERS} signers. ` +
+  `Refused with 422 (docs/signing.md): \`pdf_too_complex\` (pages drawing more than ${MAX_CONTENT_BYTES / 1024 / 1024} MiB of content, or reading the file past its deadline), ` +
+  '`pdf_active_content` (JavaScript, Launch actions, XFA forms), `pdf_embedded_file` (embedded files, file attachments), `pdf_already_signed` (signatures or signature fields); ' +
+  '503 `pdf_busy` with Retry-After when the PDF threads are busy.';
 
 export const SignerView = z.object({
   id: z.string(),
@@ -177,4 +182,4 @@ export const DocumentView = z.object({
     .optional(),
 });
 
-export const SIGNING_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody };
+export const SIGNING_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 422: ErrorBody, 503: ErrorBody };
