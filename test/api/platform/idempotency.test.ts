@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { registerTestRoutes } from '../../helpers/test-routes.ts';
-import { faceCrop, noFace } from '../face/fixtures.ts';
+import { faceCrop, noFace, overFiveMb } from '../face/fixtures.ts';
 import { CREDIT_COSTS } from '../../../domain/plans/plans.ts';
 
 let s: TestServer;
@@ -174,6 +174,28 @@ describe('Idempotency-Key on a charged multipart upload (POST /v1/face/detect)',
     expect(await afterRestart.json()).toEqual(body);
     expect(await balance(key)).toBe(before - 1);
   }, 120_000);
+});
+
+describe('Idempotency-Key on an upload the route refuses', () => {
+  it('a file over the route\'s limit read ahead for the fingerprint still gets the route\'s own 413, and the key stays free', async () => {
+    const { key } = await s.tenantWithKey('pro');
+    const before = await balance(key);
+    for (let i = 0; i < 2; i++) {
+      const fd = new FormData();
+      fd.set('image', new Blob([new Uint8Array(await overFiveMb())], { type: 'image/jpeg' }), 'big.jpg');
+      const r = await s.fetch('/v1/face/detect', { method: 'POST', key, headers: { 'idempotency-key': 'big-1' }, body: fd });
+      expect(r.status).toBe(413);
+      expect(r.headers.get('idempotent-replayed')).toBeNull();
+      expect(await r.json()).toMatchObject({ success: false, error: { code: 'image_too_large', details: { field: 'image', max_bytes: 5 * 1024 * 1024 } } });
+    }
+    // A file over every route's limit (11 MiB read ahead): the same answer.
+    const fd = new FormData();
+    fd.set('image', new Blob([new Uint8Array(12 * 1024 * 1024)], { type: 'image/jpeg' }), 'huge.jpg');
+    const huge = await s.fetch('/v1/face/detect', { method: 'POST', key, headers: { 'idempotency-key': 'big-1' }, body: fd });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('image_too_large');
+    expect(await balance(key)).toBe(before);
+  });
 });
 
 describe('OpenAPI document', () => {
