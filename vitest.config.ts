@@ -10,5 +10,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,
+    // The event store refuses event types and fields missing from the personal-data classification
+    // (domain/privacy/classification.ts): every test that appends an event checks the inventory.
+    env: { SELLO_PRIVACY_STRICT: '1' },
   },
 });

@@ -320,6 +320,14 @@ export const ConfigSchema = z.object({
   /** Time limit of the logo fetch (connect to end of body), ms. */
   DEPLOYMENT_LOGO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   // --- end deployments ---
+  // --- privacy (docs/privacy.md) ---
+  /** AES-256 master key wrapping the crypto-shredding data keys (64 hex or base64 of 32 bytes); unset = generated into DATA_DIR/privacy-master.key. */
+  PRIVACY_MASTER_KEY: optionalString,
+  /** Master keys being rotated out (comma-separated, same forms): they unwrap data keys until `npm run cli -- privacy rotate-master-key` re-wraps them. */
+  PRIVACY_MASTER_KEY_PREVIOUS: optionalString,
+  /** `1`: appending an event type or data field missing from domain/privacy/classification.ts fails (the test suite sets it). */
+  SELLO_PRIVACY_STRICT: z.enum(['0', '1']).default('0'),
+  // --- end privacy ---
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -16,6 +16,7 @@
  *   migrate                                                           -> {"event_store"} (PostgreSQL schema)
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
  *   --help, -h (after any command, or alone)                         -> the command's usage (apps/cli/help.ts)
+ *   privacy rotate-master-key                                         -> {"master_key_id","rewrapped","source"} (docs/privacy.md)
  *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
  *                                                                        (exit 2 when the hash chain does not verify)
  */
@@ -30,6 +31,7 @@ import { ProjectionRunner } from '../../projections/runner.ts';
 import { projectionsOf } from '../capabilities/index.ts';
 import { exportAudit } from '../../workflows/signing/audit-export.ts';
 import { migratePostgres } from '../../infra/postgres/migrate.ts';
+import { rotateMasterKey } from './privacy.ts';
 import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
 import { cliHelp } from './help.ts';
 
@@ -79,6 +81,7 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
   // `--help` (or `help ...`) on any command: plain text, before the platform starts (apps/cli/help.ts).
   if (values.help || positionals[0] === 'help') return void process.stdout.write(cliHelp(positionals[0] === 'help' ? positionals.slice(1) : positionals));
+  if (positionals[0] === 'privacy' && positionals[1] === 'rotate-master-key') return out(await rotateMasterKey(loadConfig()));
   if (positionals[0] === 'migrate') {
     const r = await migratePostgres(loadConfig());
     return out({ database: r.database, schema: r.schema, event_store: r.eventStore });

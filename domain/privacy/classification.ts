@@ -183,6 +183,9 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   'signing.document_expired': { context: 'signing', fields: { ...base, expired_at: N } },
   'signing.document_cancelled': { context: 'signing', fields: { ...base, reason: personal(null), user: N } },
   'signing.document_deleted': { context: 'signing', fields: { ...base, user: N } },
+  // Finalize claims (stream of their own per document): a lease, no personal data.
+  'signing_finalize.claimed': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
+  'signing_finalize.released': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
 
   // --- tenancy (domain/tenancy/tenancy.ts)
   TenantCreated: { context: 'tenancy', fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
@@ -199,8 +202,10 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   CreditsPurchased: { context: 'credits', fields: { tenant_id: N, amount: N, reason: N, granted_at: N } },
   CreditsReserved: {
     context: 'credits',
-    fields: { tenant_id: N, reservation_id: N, amount: N, from_monthly: N, from_purchased: N, period: N, endpoint: N, reserved_at: N, holder: N, lease_expires_at: N },
+    fields: { tenant_id: N, reservation_id: N, amount: N, from_monthly: N, from_purchased: N, period: N, endpoint: N, reserved_at: N, holder: N, lease_expires_at: N, client_tenant_id: N },
   },
+  CreditAccountLinked: { context: 'credits', fields: { tenant_id: N, billed_to: N, monthly_cap: N, deployment_id: N, linked_at: N } },
+  CreditCapSet: { context: 'credits', fields: { tenant_id: N, monthly_cap: N, set_at: N } },
   CreditsCommitted: { context: 'credits', fields: { tenant_id: N, reservation_id: N, amount: N, endpoint: N, committed_at: N } },
   CreditsReleased: { context: 'credits', fields: { tenant_id: N, reservation_id: N, reason: N, released_at: N } },
 
@@ -343,7 +348,7 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   // --- deployments (domain/deployments/deployment.ts): the tenant's clients are businesses
   'deployment.created': {
     context: 'deployments',
-    fields: { deployment_id: N, tenant_id: N, client_id: N, client_name: N, domain: N, domain_unicode: N, platform: N, environment: N, plan: N, config: N, created_at: N },
+    fields: { deployment_id: N, tenant_id: N, client_id: N, client_name: N, domain: N, domain_unicode: N, platform: N, environment: N, plan: N, config: N, created_at: N, monthly_credit_cap: N },
   },
   'deployment.provisioning.requested': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, reason: N, from_step: N, at: N } },
   'deployment.step.started': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, run: N, step: N, at: N } },
@@ -354,6 +359,8 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   'deployment.keys.revealed': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, key_ids: N, at: N } },
   'deployment.deactivated': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, at: N } },
   'deployment.keys.revoked': { context: 'deployments', fields: { deployment_id: N, tenant_id: N, key_ids: N, at: N } },
+  'deployment.slot.taken': { context: 'deployments', fields: { deployment_id: N } },
+  'deployment.slot.released': { context: 'deployments', fields: { deployment_id: N } },
   'deployment.claim.taken': { context: 'deployments', fields: { deployment_id: N } },
   'deployment.claim.released': { context: 'deployments', fields: { deployment_id: N } },
 };
@@ -367,4 +374,13 @@ export function isPersonal(f: FieldClass | undefined): f is PersonalField {
 export function personalFields(type: string): string[] {
   const c = EVENT_CLASSIFICATION[type];
   return c ? Object.entries(c.fields).filter(([, f]) => isPersonal(f)).map(([k]) => k) : [];
+}
+
+/**
+ * True when an event read from the store had its personal fields erased (its subject's key destroyed):
+ * the store's privacy layer then sets `metadata.erased_at` and the fields read as their replacement values.
+ * Projections skip what such an event would add (an erased template is neither listed nor indexed).
+ */
+export function isErasedEvent(e: { metadata: Record<string, unknown> }): boolean {
+  return e.metadata.erased_at !== undefined;
 }

@@ -2,11 +2,13 @@
  * The service's own keys, from configuration or generated once into DATA_DIR (see `key-file.ts`).
  * Each key is loaded on first use and kept for the life of the process. Keys are never logged.
  */
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseSecretKey } from '../../domain/webhooks/secret-box.ts';
 import { loadOrCreateKeyFile } from './key-file.ts';
 import { loadSigningIdentity, type SigningIdentity } from './signing-identity.ts';
 import type { Config } from '../shared/adapter.ts';
+import type { MasterKeys } from '../privacy/data-keys.ts';
 
 export interface Secrets {
   /**
@@ -34,6 +36,45 @@ export interface Secrets {
    * (`DEPLOYMENT_SECRET_KEY`, 64 hex chars or base64 of 32 bytes, or `DATA_DIR/deployment-secret.key`).
    */
   deploymentSecretKey(): Buffer;
+  /** The crypto-shredding master keys, read now (see {@link loadPrivacyMasterKeys}). */
+  privacyMasterKeys(): MasterKeys;
+}
+
+/** File of the generated privacy master key under DATA_DIR. */
+export const PRIVACY_MASTER_KEY_FILE = 'privacy-master.key';
+/** While `npm run cli -- privacy rotate-master-key` runs (file mode): the key being rotated out. */
+export const PRIVACY_MASTER_KEY_PREVIOUS_FILE = 'privacy-master.key.previous';
+
+const parseMaster = (text: string, what: string): Buffer => {
+  try {
+    return parseSecretKey(text);
+  } catch {
+    throw new Error(`${what} must be 32 bytes (64 hex characters or base64)`);
+  }
+};
+
+/**
+ * The master keys wrapping crypto-shredding data keys (docs/privacy.md): `PRIVACY_MASTER_KEY` (+ the
+ * comma-separated `PRIVACY_MASTER_KEY_PREVIOUS` during a rotation), or, when unset, `DATA_DIR/privacy-master.key`
+ * (generated on first use, mode 0600) and `DATA_DIR/privacy-master.key.previous` while a rotation by the
+ * CLI is under way. Read anew on every call (a process meeting a key wrapped by an unknown master calls it
+ * again). Losing the master key makes every sealed field unreadable: back it up apart from the log.
+ * @throws Error when a configured or stored key is not 32 bytes.
+ */
+export function loadPrivacyMasterKeys(config: Config): MasterKeys {
+  if (config.PRIVACY_MASTER_KEY) {
+    const previous = (config.PRIVACY_MASTER_KEY_PREVIOUS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return { current: parseMaster(config.PRIVACY_MASTER_KEY, 'PRIVACY_MASTER_KEY'), previous: previous.map((p) => parseMaster(p, 'PRIVACY_MASTER_KEY_PREVIOUS')) };
+  }
+  const dir = resolve(config.DATA_DIR);
+  const current = loadOrCreateKeyFile(join(dir, PRIVACY_MASTER_KEY_FILE), { parse: (text, file) => parseMaster(text, file) });
+  let previous: Buffer[] = [];
+  try {
+    previous = [parseMaster(readFileSync(join(dir, PRIVACY_MASTER_KEY_PREVIOUS_FILE), 'utf8'), PRIVACY_MASTER_KEY_PREVIOUS_FILE)];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return { current, previous };
 }
 
 /**
@@ -68,5 +109,6 @@ export function createSecrets(config: Config): Secrets {
         ? parseSecretKey(config.DEPLOYMENT_SECRET_KEY)
         : loadOrCreateKeyFile(join(dir, 'deployment-secret.key'), { parse: (text) => parseSecretKey(text) }),
     ),
+    privacyMasterKeys: () => loadPrivacyMasterKeys(config),
   };
 }

@@ -22,6 +22,7 @@ import {
   type FaceEmbeddingVerified,
 } from '../../domain/face-matching/events.ts';
 import { TEMPLATE_DIMENSION } from '../../domain/face-matching/template.ts';
+import { isErasedEvent } from '../../domain/privacy/classification.ts';
 
 /** The listing document of an enrollment event. */
 export function docFromEnrollment(e: RecordedEvent): EmbeddingDoc {
@@ -64,6 +65,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
     switch (e.type) {
       case 'FaceEmbeddingEnrolled': {
         const d = e.data as FaceEmbeddingEnrolled['data'];
+        if (isErasedEvent(e)) break; // crypto-shredded: no template to list or index (docs/privacy.md)
         const existing = await col.get(d.embedding_id);
         if (existing && !existing.is_active) break; // already deleted later in a previous pass
         await col.put(d.embedding_id, existing ?? docFromEnrollment(e));

@@ -11,6 +11,7 @@ import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES, type TemplateDoc } from '../../
 import {
   FINGERPRINT_EVENT_TYPES, type FingerprintTemplateDeleted, type FingerprintTemplateEnrolled, type FingerprintTemplatesPurged, type FingerprintVerified,
 } from '../../domain/fingerprint/events.ts';
+import { isErasedEvent } from '../../domain/privacy/classification.ts';
 
 async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Promise<void> {
   const col = await deps.store.collection<TemplateDoc>(TEMPLATES_COLLECTION, { indexes: TEMPLATE_INDEXES });
@@ -21,6 +22,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
     switch (e.type) {
       case 'FingerprintTemplateEnrolled': {
         const d = e.data as FingerprintTemplateEnrolled['data'];
+        if (isErasedEvent(e)) break; // crypto-shredded: no template to list or match (docs/privacy.md)
         if (await col.get(d.template_id)) break;
         await col.put(d.template_id, {
           id: d.template_id, tenant_id: d.tenant_id, subject_id: d.subject_id, finger_position: d.finger_position, width: d.width, height: d.height,

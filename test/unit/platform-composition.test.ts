@@ -10,6 +10,7 @@ import { webhooksCapability } from '../../apps/capabilities/webhooks.ts';
 import { createHandlerTable } from '../../apps/worker/handlers.ts';
 import { defineJobs } from '../../infra/ports/job-queue.ts';
 import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-store.ts';
+import { SealingEventStore } from '../../infra/privacy/sealing-event-store.ts';
 import { SqliteReadModelStore } from '../../infra/read-models/sqlite/sqlite-read-models.ts';
 import { PostgresReadModelStore } from '../../infra/read-models/postgres/postgres-read-models.ts';
 import { OutboxMailer } from '../../infra/mail/outbox/outbox-mailer.ts';
@@ -63,7 +64,8 @@ describe('composition root', () => {
     const platform = await createPlatform(configFor(), { kind: 'api', overrides: { log: silent } });
     try {
       expect(platform.kind).toBe('api');
-      expect(platform.events).toBeInstanceOf(SqliteEventStore);
+      expect(platform.events).toBeInstanceOf(SealingEventStore);
+      expect((platform.events as SealingEventStore).inner).toBeInstanceOf(SqliteEventStore);
       expect(platform.readModels).toBeInstanceOf(SqliteReadModelStore);
       expect(platform.jobs).toBeInstanceOf(WorkerPoolJobQueue);
       expect(platform.vectorIndex).toBeInstanceOf(EmbeddedVectorIndex);
