@@ -142,29 +142,78 @@ function overlapsX(a: OcrLine, b: OcrLine): boolean {
   return o > 0.5 * Math.min(a.box.w, b.box.w);
 }
 
-/**
- * Candidate readings of the two TD3 rows (ICAO Doc 9303 part 4: 2 x 44, the first starting `P`) of a passport
- * data page, each fitted to 44 characters: the rows as read first, then the second row's edge variants
- * (see {@link MrzRowCandidate.variants}); [] if no TD3 zone is found. Rows split by the detector are rejoined
- * ({@link mrzRowCandidates}). The first row may be short (its name field ends in fillers, which the detector
- * may leave out: a row that stops short of the second one's right end gets them back at its end); the second
- * row (every field but the personal number carries a check digit) must be read nearly whole (>= 34
- * characters) and lie right under the first (centres <= 4 row heights apart).
- */
-export function td3Candidates(lines: readonly OcrLine[]): [string, string][] {
+/** The two rows of a TD3 zone among the row candidates, and how many fillers row 1 gets at its end. */
+interface Td3Pair {
+  first: MrzRowCandidate;
+  second: MrzRowCandidate;
+  row1: string;
+  /** Fillers put at the end of row 1 because the detector stopped short of row 2's right end. */
+  padded: number;
+}
+
+function td3Pair(lines: readonly OcrLine[]): Td3Pair | null {
   const cand = mrzRowCandidates(lines).filter((r) => r.text.length <= 50);
   for (let i = 0; i + 1 < cand.length; i++) {
     const first = cand[i]!;
     const second = cand[i + 1]!;
-    if (!/^P[A-Z<]/.test(first.text) || first.text.length < 20 || second.text.length < 34) continue;
+    // Row 1 needs its document code and issuing state and a name letter (`P<AUSC`): a detector that loses
+    // the filler run after the surname leaves only that much (an Australian specimen photographed on a
+    // table: `P<AUSCITIZEN` read, `<<JANE<<<...` not detected); row 2 must then be nearly whole.
+    if (!/^P[A-Z<]/.test(first.text) || second.text.length < 34) continue;
+    if (first.text.length < 20 && !(/^P[A-Z<][A-Z<]{3}[A-Z]/.test(first.text) && second.text.length >= 40)) continue;
     const h = Math.min(first.box.h, second.box.h);
     if (second.box.y + second.box.h / 2 - (first.box.y + first.box.h / 2) > 4 * h) continue;
     const pitch = second.box.w / Math.max(1, second.text.length);
     const cut = first.text.length < 44 && first.box.x + first.box.w < second.box.x + second.box.w - 2 * pitch;
     const row1 = cut ? first.text + '<'.repeat(44 - first.text.length) : fitLength(first.text, 44);
-    return [second.text, ...second.variants].map((t): [string, string] => [row1, fitLength(t, 44)]);
+    return { first, second, row1, padded: cut ? 44 - first.text.length : 0 };
   }
-  return [];
+  return null;
+}
+
+/**
+ * Candidate readings of the two TD3 rows (ICAO Doc 9303 part 4: 2 x 44, the first starting `P`) of a passport
+ * data page, each fitted to 44 characters: the rows as read first, then the second row's edge variants
+ * (see {@link MrzRowCandidate.variants}); [] if no TD3 zone is found. Rows split by the detector are rejoined
+ * ({@link mrzRowCandidates}). The first row may be short (its name field ends in fillers, which the detector
+ * may leave out: a row that stops short of the second one's right end gets them back at its end; it must
+ * hold 20 characters, or only its code, state and a letter when the second row has 40); the second
+ * row (every field but the personal number carries a check digit) must be read nearly whole (>= 34
+ * characters) and lie right under the first (centres <= 4 row heights apart).
+ */
+export function td3Candidates(lines: readonly OcrLine[]): [string, string][] {
+  const pair = td3Pair(lines);
+  if (!pair) return [];
+  return [pair.second.text, ...pair.second.variants].map((t): [string, string] => [pair.row1, fitLength(t, 44)]);
+}
+
+/**
+ * Row 1 of the TD3 zone as read (fragments joined, before fitting) and how many fillers {@link td3Candidates}
+ * put at its end because the detector stopped short of row 2's right end; null when no zone is found. Many
+ * fillers mean that more than the trailing fillers may be missing (a given name too): the row is worth
+ * reading again whole ({@link extendCutRow}).
+ */
+export function td3FirstRow(lines: readonly OcrLine[]): { read: string; padded: number } | null {
+  const pair = td3Pair(lines);
+  return pair ? { read: pair.first.text, padded: pair.padded } : null;
+}
+
+/**
+ * Joins two readings of a TD3 row 1: `cut`, read as far as the detector saw it, and `whole`, the whole row
+ * read again as one crop, which may misread some of what `cut` holds (`P<AUS1TIZEN<<JANE<<<`, the `CI` of
+ * `CITIZEN` read as `1`). What `whole` holds after `cut`'s last 4 characters (found after its first 5) is
+ * put after `cut`; the result is fitted to 44. Null when `whole` does not hold them or adds nothing.
+ */
+export function extendCutRow(cut: string, whole: string): string | null {
+  const c = mrzChars(cut);
+  const w = mrzChars(whole);
+  if (c.length < 6) return null;
+  const tail = c.slice(-4);
+  const at = w.indexOf(tail, 5);
+  if (at < 0) return null;
+  const rest = w.slice(at + tail.length);
+  if (!/[A-Z]/.test(rest)) return null;
+  return fitLength(c + rest, 44);
 }
 
 /** The first reading of the TD3 rows ({@link td3Candidates}); [] if none. */

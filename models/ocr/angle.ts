@@ -105,3 +105,50 @@ export function rotate180(img: RgbImage): RgbImage {
   }
   return { data: out, width: img.width, height: img.height };
 }
+
+/**
+ * The image turned by a quarter: `cw` clockwise (the top-left corner goes to the top right), `ccw`
+ * counter-clockwise. Width and height swap.
+ */
+export function rotate90(img: RgbImage, direction: 'cw' | 'ccw'): RgbImage {
+  const { width: w, height: h } = img;
+  const out = new Uint8Array(w * h * 3);
+  // Output is h wide and w high; each output pixel (x, y) takes the source pixel it came from.
+  for (let y = 0; y < w; y++) {
+    for (let x = 0; x < h; x++) {
+      const sx = direction === 'cw' ? y : w - 1 - y;
+      const sy = direction === 'cw' ? h - 1 - x : x;
+      const s = (sy * w + sx) * 3;
+      const o = (y * h + x) * 3;
+      out[o] = img.data[s]!;
+      out[o + 1] = img.data[s + 1]!;
+      out[o + 2] = img.data[s + 2]!;
+    }
+  }
+  return { data: out, width: h, height: w };
+}
+
+/**
+ * Whether a page lies on its side (turned by about 90 or 270 degrees): more than half of the detected text,
+ * by line length, runs within 45 degrees of vertical, over at least 3 lines. Returns the quarter turn that
+ * brings those lines to horizontal (`ccw` when they run down the image, `cw` when up), or null. Which of the
+ * two ways is upright is left to {@link isUpsideDown} on the turned page: a detector box's direction along
+ * its long side does not tell the reading direction.
+ */
+export function quarterTurn(quads: readonly Quad[]): 'cw' | 'ccw' | null {
+  if (quads.length < 3) return null;
+  let total = 0;
+  let down = 0;
+  let up = 0;
+  for (const q of quads) {
+    const len = dist(q[0], q[1]);
+    const a = Math.atan2(q[1][1] - q[0][1], q[1][0] - q[0][0]);
+    total += len;
+    if (Math.abs(a) > Math.PI / 4 && Math.abs(a) < (3 * Math.PI) / 4) {
+      if (a > 0) down += len;
+      else up += len;
+    }
+  }
+  if ((down + up) * 2 <= total) return null;
+  return down >= up ? 'ccw' : 'cw';
+}

@@ -10,6 +10,7 @@ import { OcrError } from '../../domain/ocr/errors.ts';
 import { extractIne, type ReadPageJobInput, type ReadPageJobOutput, type RunReadPageJob } from '../../domain/ocr/extract-ine.ts';
 import type { CrossChecks, IdentityValidation, IneFields, PassportFields } from '../../domain/ocr/identity.ts';
 import { findTd1Lines } from '../../domain/ocr/ine.ts';
+import { extendCutRow, mrzChars, td3FirstRow } from '../../domain/ocr/mrz-zone.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { buildPassportResult } from '../../domain/ocr/passport.ts';
 import { parseMrz } from '../../domain/mrz/index.ts';
@@ -71,6 +72,23 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
     // MRZ rows: the first set whose check digits pass.
     let r = firstPassportResult([page.lines], input.today, false);
     let rowSets: PipelineLine[][] = [];
+    // Row 1 (the name, no check digit) read to little more than its code and state while row 2 passes: the
+    // detector lost the rest of it, a given name too, not only fillers (`P<AUSCITIZEN` + `<<JANE<<<...` unseen
+    // on an Australian specimen photographed on a table). Whole-row re-reads; a reading that passes every
+    // check digit and extends the name is kept.
+    const firstRow = td3FirstRow(page.lines);
+    if (r?.validation.mrz === 'ok' && firstRow && firstRow.padded >= FIRST_ROW_REREAD_PADDING) {
+      // The first two crop heights, in turn (the first that extends the name is kept).
+      for (const scale of ocrSettings().mrzRowScales.slice(0, 2)) {
+        const sets = await mrzRowAlternatives(page, 44, [scale]);
+        rowSets = rowSets.length ? rowSets : sets;
+        const longer = longerName(r, firstRow.read, sets, page.lines, input.today);
+        if (longer !== r) {
+          r = longer;
+          break;
+        }
+      }
+    }
     // One crop height at a time, stopping at the first that passes (each costs a recognition of the rows).
     for (const scale of ocrSettings().mrzRowScales) {
       if (r?.validation.mrz === 'ok') break;
@@ -94,6 +112,27 @@ async function extractId(input: ExtractIdInput): Promise<ExtractIdOutput> {
   // INE: the same orchestration as HTTP (`domain/ocr/extract-ine.ts`), its two page reads run here in turn.
   const r = await extractIne(inThisWorker, { front: input.front, back: input.back ?? null, today: input.today });
   return { ...r, timings: { ...r.timings, totalMs: performance.now() - t0 } };
+}
+
+/** Fillers put at the end of a TD3 row 1 from which it is read again whole (a 44-character row with 28 missing). */
+const FIRST_ROW_REREAD_PADDING = 16;
+
+/**
+ * `r`, or the result of the first re-read line set (`sets`, from `mrzRowAlternatives`) whose whole-row reading
+ * of row 1 extends the row as first read (`cut`, {@link extendCutRow}) with more name, its MRZ passing every
+ * check digit.
+ */
+function longerName(r: ReturnType<typeof buildPassportResult>, cut: string, sets: readonly PipelineLine[][], read: readonly PipelineLine[], today: string): ReturnType<typeof buildPassportResult> {
+  const name = (x: ReturnType<typeof buildPassportResult>) => (x.fields.mrz.split('\n')[0] ?? '').slice(5).replace(/<+$/, '');
+  const before = new Set(read);
+  for (const lines of sets) {
+    const row = lines.find((l) => !before.has(l) && /^P[A-Z<]/.test(mrzChars(l.text)));
+    const joined = row ? extendCutRow(cut, row.text) : null;
+    if (!row || !joined) continue;
+    const alt = firstPassportResult([lines.map((l) => (l === row ? { ...l, text: joined } : l))], today, false);
+    if (alt?.validation.mrz === 'ok' && name(alt).length > name(r).length) return alt;
+  }
+  return r;
 }
 
 /** `ocr.readPage` run in this thread, one read at a time (as a pool worker runs its jobs). */

@@ -101,7 +101,8 @@ export interface MrzRowReread {
 export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = DEFAULT_OCR_SETTINGS.mrzRowScales;
 
 /**
- * Re-reads every MRZ row of a page as one crop spanning the whole row, `heightScale` times the detected
+ * Re-reads every MRZ row of a page (read to a third of its length at least, or a TD3 row 1 to its
+ * name) as one crop spanning the whole row, `heightScale` times the detected
  * height (see {@link MRZ_ROW_HEIGHT_SCALES}). Rows whose left ends lie within 3 row heights of each other
  * form one zone; every row of a zone is extended to the zone's longest extent, or to `rowLength` characters
  * at the zone's smallest pitch when that is longer (a row cut or split by the detector gets its missing part
@@ -110,7 +111,12 @@ export const MRZ_ROW_HEIGHT_SCALES: readonly number[] = DEFAULT_OCR_SETTINGS.mrz
  * the check digits choose).
  */
 export async function rereadWholeMrzRows(ocr: PaddleOcr, img: RgbImage, lines: readonly TextLine[], rowLength: number, heightScale = 1.3): Promise<MrzRowReread[]> {
-  const rows = groupMrzRowFragments(lines).filter((r) => r.members.reduce((s, m) => s + mrzChars(m.text).length, 0) >= rowLength / 3);
+  // A row read in part only: a third of its characters, or a TD3 row 1 down to its code, state and a name
+  // letter (the detector lost the rest: the whole-row crop is what brings it back).
+  const rows = groupMrzRowFragments(lines).filter((r) => {
+    const t = r.members.map((m) => mrzChars(m.text)).join('');
+    return t.length >= rowLength / 3 || (rowLength === 44 && /^P[A-Z<][A-Z<]{3}[A-Z]{3}/.test(t));
+  });
   if (!rows.length) return [];
   const leftPoint = (r: Row): Point => {
     const o = r.anchor.quad[0];
@@ -127,7 +133,12 @@ export async function rereadWholeMrzRows(ocr: PaddleOcr, img: RgbImage, lines: r
     // Only when more than 2 characters are missing: the recogniser's reading of a whole row changes with a
     // few pixels of crop, so a complete zone keeps its measured extent.
     const length = rowLength * pitch > extent + 2 * pitch ? rowLength * pitch : extent;
-    return { row: r, quad: rowQuad(r, length, heightScale) };
+    // A row read over less than half the zone's extent takes its direction from the zone's longest row (the
+    // rows of a zone are parallel): a short fragment's slant, extended over the whole row, drifts off it on
+    // a page photographed at an angle (an Australian specimen's `P<AUSCIT`: the crop cut through the name).
+    const longest = zone.reduce((a, b) => (b.right - b.left > a.right - a.left ? b : a));
+    const guided = r.right - r.left < 0.5 * (longest.right - longest.left) ? { ...r, u: longest.u } : r;
+    return { row: r, quad: rowQuad(guided, length, heightScale) };
   });
   const texts = await ocr.recognize(img, todo.map((t) => t.quad));
   const out: MrzRowReread[] = [];

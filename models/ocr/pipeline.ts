@@ -10,7 +10,7 @@ import { ineTextRegions } from '../../domain/ocr/ine.ts';
 import { mrzChars } from '../../domain/ocr/mrz-zone.ts';
 import { passportTextRegions } from '../../domain/ocr/passport.ts';
 import { editDistance } from '../../domain/ocr/text.ts';
-import { isUpsideDown, rotate180 } from './angle.ts';
+import { isUpsideDown, quarterTurn, rotate180, rotate90 } from './angle.ts';
 import { rereadBarcodeRow, rereadBillRows } from './bill-reread.ts';
 import { getPaddle, getTesseract, getTesseractMrz } from './engines.ts';
 import { intake } from './intake.ts';
@@ -108,16 +108,28 @@ export async function readPage(bytes: Uint8Array, options: ReadPageOptions = {})
   const ocr = await getPaddle();
   const settings = ocrSettings();
   const detMaxSide = settings.detMaxSide;
-  let raw: TextLine[] = [];
-  if (options.mrzFirst) {
-    // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
-    // recognise those first and fall back to every box only when they do not hold MRZ text.
-    // The MRZ rows are the largest print of the page: this pass detects at `mrzDetMaxSide` (640: the same
-    // MRZ as at 960 on 30 of 30 backs, a third less CPU); the fallback detects at the full `detMaxSide`.
-    raw = await ocr.read(img.image, { detMaxSide: Math.min(detMaxSide, settings.mrzDetMaxSide), filter: (q, all) => isMrzShaped(q, all), keepMatrices: true, batch: settings.recBatch });
-    if (raw.filter((l) => l.text.includes('<')).length < 2) raw = await ocr.read(img.image, { detMaxSide, batch: settings.recBatch });
-  } else {
-    raw = await ocr.read(img.image, { detMaxSide, batch: settings.recBatch });
+  const readImage = async (image: typeof img.image): Promise<TextLine[]> => {
+    if (options.mrzFirst) {
+      // MRZ rows are the longest boxes of a back/data page (aspect >= 12, >= 60% of the widest box):
+      // recognise those first and fall back to every box only when they do not hold MRZ text.
+      // The MRZ rows are the largest print of the page: this pass detects at `mrzDetMaxSide` (640: the same
+      // MRZ as at 960 on 30 of 30 backs, a third less CPU); the fallback detects at the full `detMaxSide`.
+      const mrz = await ocr.read(image, { detMaxSide: Math.min(detMaxSide, settings.mrzDetMaxSide), filter: (q, all) => isMrzShaped(q, all), keepMatrices: true, batch: settings.recBatch });
+      if (mrz.filter((l) => l.text.includes('<')).length >= 2) return mrz;
+    }
+    return ocr.read(image, { detMaxSide, batch: settings.recBatch });
+  };
+  let raw = await readImage(img.image);
+  // A page on its side (a passport photographed in portrait, a data page scanned turned: issue 30): most of
+  // its text runs vertically, and the recogniser reads each such line along its box in either direction,
+  // half of them backwards. The page is turned a quarter and read again; the 180-degree check below then
+  // picks the upright one of the two ways.
+  const quarter = quarterTurn(raw.map((l) => l.quad));
+  if (quarter) {
+    const turned = rotate90(img.image, quarter);
+    img.image = turned;
+    raw = await readImage(turned);
+    timings.rotated90 = 1;
   }
   const usable = (ls: TextLine[]) => ls.filter((l) => l.confidence >= 0.5 && /[A-Za-z0-9]/.test(l.text));
   // MRZ rows are left out of the vote: the classifier often calls OCR-B `<<<` rows 180, and a row that
