@@ -72,6 +72,10 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Contrato de arrendamiento');
     expect(await allImagesLoaded(page)).toBe(3);
     expect(await page.getByText('Firme antes del viernes.').count()).toBe(1);
+    expect(await page.getByText('Gracias por su preferencia.').count()).toBe(1);
+    // The sender's messages are styled by the page's stylesheet (the CSP refuses style attributes): pre-wrap.
+    expect(await page.locator('#sender-message .message').evaluate((el) => getComputedStyle(el).whiteSpace)).toBe('pre-wrap');
+    await page.screenshot({ path: join(ARTIFACTS, 'signing-page-es-1280.png'), fullPage: false });
     // Every control has an accessible name (a <label for>, aria-label or text), images have alt text.
     const unnamed = await page.evaluate(() =>
       Array.from(document.querySelectorAll('input:not([type=hidden]), textarea, button, canvas, img'))
@@ -110,6 +114,7 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     expect(await allImagesLoaded(phone)).toBe(3);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-phone.png'), fullPage: false });
+    await phone.screenshot({ path: join(ARTIFACTS, 'signing-page-es-390.png'), fullPage: false });
     // Keyboard only: focus the typed name, replace it, tab to the consent box, space, enter on the button.
     await phone.getByLabel('Tu nombre completo, como firma').focus();
     await phone.keyboard.press('Control+A');
@@ -131,6 +136,26 @@ describe.skipIf(!have)('signing page in Chromium', () => {
     const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key });
     expect(fin.status).toBe(200);
   }, 180_000);
+
+  it('the invitation e-mail reads in Spanish at 1280 and 390 px (its HTML part in the browser)', async () => {
+    await createAndSend([{ email: 'elena@example.com', name: 'Elena Ruiz' }], 'Contrato de compraventa', 1);
+    const m = await waitFor(() => readOutbox(s.dataDir).find((x) => x.to.includes('elena@example.com')), 15_000, 'elena invitation');
+    // The text/html part, quoted-printable decoded to bytes, then read as UTF-8.
+    const part = /Content-Type: text\/html[^\n]*\r?\n(?:[^\n]+\r?\n)*\r?\n([\s\S]*?)\r?\n--/i.exec(m.raw)![1]!;
+    const html = Buffer.from(part.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    const page = await browser.newPage();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.setContent(html);
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe('es-MX');
+      expect(await page.getByRole('link', { name: 'Revisar y firmar' }).count()).toBe(1);
+      expect(await page.textContent('body')).toContain('Te invitaron a firmar «Contrato de compraventa».');
+      expect(await page.textContent('body')).toMatch(/Vence el \d{1,2} de [a-z]+ de \d{4}/);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: join(ARTIFACTS, `mail-invitation-es-${width}.png`), fullPage: true });
+    }
+    await page.close();
+  });
 
   it('a signer declines from the page with a reason', async () => {
     const id = await createAndSend([{ email: 'rosa@example.com', name: 'Rosa Díaz' }], 'Acuerdo de confidencialidad', 1);

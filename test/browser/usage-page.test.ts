@@ -31,16 +31,19 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     ({ tenantId } = await createTenant({ store: s.ctx.events, name: 'Acme Fintech', plan: 'pro' }));
     await s.ctx.tenancy.catchUp();
     ({ key } = await s.createKey(tenantId, ['read', 'write']));
-    // 30 days of calls over four services (a few errors), and this month's credit spending.
+    // 30 days of calls over eleven services (a few errors), and this month's credit spending.
     const now = Date.now();
     const calls: ApiCallRecorded['data'][] = [];
-    const endpoints = ['/v1/face/verify', '/v1/ocr/extract/id', '/v1/email/verify', '/v1/face-matching/search'];
+    const endpoints = [
+      '/v1/face/verify', '/v1/ocr/extract/id', '/v1/email/verify', '/v1/face-matching/search', '/v1/signing/documents', '/v1/mex/curp/validate',
+      '/v1/usage/summary', '/v1/webhooks/endpoints', '/api/deployments', '/v1/fingerprint-matching/verify', '/v1/credits/balance',
+    ];
     for (let day = 29; day >= 0; day--) {
       const n = 20 + ((day * 37) % 45);
       for (let i = 0; i < n; i++) {
         const status = i % 11 === 0 ? 500 : i % 7 === 0 ? 400 : 200;
         calls.push({
-          request_id: `r${day}-${i}`, tenant_id: tenantId, key_id: null, endpoint: endpoints[(i + day) % 4]!, method: 'POST', status_code: status, response_time: 0.05 + (i % 9) / 20,
+          request_id: `r${day}-${i}`, tenant_id: tenantId, key_id: null, endpoint: endpoints[(i + day) % endpoints.length]!, method: 'POST', status_code: status, response_time: 0.05 + (i % 9) / 20,
           request_size: 1000, response_size: 500, ip_address: '203.0.113.9', user_agent: 'seed', credits_charged: status === 200 ? 2 : 0, created_at: new Date(now - day * 86_400_000 - i * 60_000).toISOString(),
         });
       }
@@ -117,11 +120,38 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     expect(body).toContain('Acme Fintech');
     expect(body).toContain('Credits below 19,000');
     const states = await page.$$eval('#alerts tbody tr', (rows) => rows.map((r) => (r as HTMLElement).innerText));
-    expect(states.find((r) => r.includes('Credits below 19,000'))).toContain('triggered');
-    expect(states.find((r) => r.includes('Credits below 100'))).toContain('armed');
+    // Spanish by default (the tenant set no language): states, headings and the page's language.
+    expect(states.find((r) => r.includes('Credits below 19,000'))).toContain('disparada');
+    expect(states.find((r) => r.includes('Credits below 100'))).toContain('armada');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('es-MX');
+    expect(body).toContain('Llamadas por servicio, este mes');
+    expect(body).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    // Eleven services, eleven distinct colours, each named in the legend with its count.
+    const legend = await page.$$eval('#services-legend li', (items) => items.map((li) => ({ name: li.querySelector('.svc')!.textContent, colour: (li.querySelector('.swatch') as HTMLElement).dataset.colour })));
+    expect(legend.map((l) => l.name).sort()).toEqual(['credits', 'deployments', 'email', 'face', 'face-matching', 'fingerprint-matching', 'mex', 'ocr', 'signing', 'usage', 'webhooks']);
+    expect(new Set(legend.map((l) => l.colour)).size).toBe(11);
     expect([...origins]).toEqual([s.url]);
     expect(problems, problems.join('\n')).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'usage-page.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'usage-page-es-1280.png'), fullPage: true });
+
+    // On a 390 px phone: nothing wider than the screen, every legend entry inside it.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { __usageCharts?: number }).__usageCharts === 3, undefined, { timeout: 15_000 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const canvases = await page.$$eval('canvas', (cs) => cs.map((c) => c.getBoundingClientRect().right));
+    for (const right of canvases) expect(right).toBeLessThanOrEqual(390);
+    const entries = await page.$$eval('#services-legend li', (items) => items.map((li) => { const r = li.getBoundingClientRect(); return { left: r.left, right: r.right, h: r.height, text: (li as HTMLElement).innerText }; }));
+    expect(entries).toHaveLength(11);
+    for (const e of entries) {
+      expect(e.left).toBeGreaterThanOrEqual(0);
+      expect(e.right).toBeLessThanOrEqual(390);
+      expect(e.h).toBeGreaterThan(0);
+    }
+    expect(entries.map((e) => e.text).join(' ')).toContain('fingerprint-matching');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'usage-page-es-390.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // The link works once.
     const again = await ctx.newPage();
@@ -130,7 +160,7 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     expect(second!.status()).toBe(401);
     await again.close();
     await page.close();
-  }, 60_000);
+  }, 180_000);
 
   it('refuses without a session, accepts the dashboard JWT, and renders white-label branding parameters', async () => {
     expect((await fetch(`${s.url}/dashboard/usage`)).status).toBe(401);

@@ -85,7 +85,7 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     clock.offset += DAY + 60_000;
     await waitFor(() => mails().length === 2, 30_000, 'reminder');
     const [invitation, reminder] = mails();
-    expect(reminder!.subject).toMatch(/Reminder/);
+    expect(reminder!.subject).toMatch(/Recordatorio/);
     for (const m of [invitation!, reminder!]) {
       expect(m.body).toContain('Aseguradora Mail');
       expect(m.body).toContain(color);
@@ -100,7 +100,7 @@ describe('branded signing e-mails and Host-branded public pages', () => {
     expect(await getWithHost(`${s.url}/sign/${docId}`, 'example.org')).not.toContain('Aseguradora Mail');
     // The usage page's public sign-in page too.
     const signIn = await getWithHost(`${s.url}/dashboard/usage`, 'firma.aseguradora-mail.mx');
-    expect(signIn).toContain('Sign in to see your usage');
+    expect(signIn).toContain('Inicia sesión para ver tu uso');
     expect(signIn).toContain('Aseguradora Mail');
     expect(signIn).toContain(`/api/deployments/${depId}/logo`);
     expect(await getWithHost(`${s.url}/dashboard/usage`, 'example.org')).not.toContain('Aseguradora Mail');

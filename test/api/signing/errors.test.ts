@@ -178,7 +178,7 @@ describe('cancel, decline, delete, preview', () => {
     expect(c.body.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'owner', reason: 'wrong contract' } });
     const page = await fetch(s.url + linkOf(mail));
     expect(page.status).toBe(400);
-    expect(await page.text()).toContain('cancelled');
+    expect(await page.text()).toContain('cancelado');
     expectError(await call('POST', `/v1/signing/documents/${id}/cancel`, key, {}), 400, 'document_cancelled');
     expect((await call('GET', `/v1/signing/documents/${id}`)).body.data.audit_trail.at(-1)).toMatchObject({ event: 'document_cancelled', reason: 'wrong contract' });
   });
@@ -218,9 +218,9 @@ describe('cancel, decline, delete, preview', () => {
     const page = await fetch(p.body.data.preview_url);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('Preview only');
+    expect(html).toContain('Solo vista previa');
     expect(html).not.toContain('/sign"');
-    expect(html).not.toContain('Sign document');
+    expect(html).not.toContain('Firmar documento');
     const img = /src="([^"]+pages\/1\.png[^"]*)"/.exec(html)![1]!.replace(/&amp;/g, '&');
     const png = await fetch(s.url + img);
     expect(png.status).toBe(200);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { linkOf, makePdf, readOutbox, waitFor, type OutboxMail } from '../../helpers/signing.ts';
@@ -186,5 +186,9 @@ describe('signing in the reader’s language', () => {
     expect(cert.length).toBeLessThan(200_000);
     const fonts = spawnSync('pdffonts', [f], { encoding: 'utf8' });
     if (fonts.status === 0) expect(fonts.stdout).toMatch(/NotoSans/);
+    // A picture of the certificate's first page, to look at (test/artifacts/certificate-es.png).
+    const artifacts = join(import.meta.dirname, '../../artifacts');
+    mkdirSync(artifacts, { recursive: true });
+    spawnSync('pdftoppm', ['-r', '80', '-png', '-f', '1', '-l', '1', '-singlefile', f, join(artifacts, 'certificate-es')]);
   }, 60_000);
 });

@@ -68,7 +68,8 @@ function pageInput(state: DocumentState, signer: SignerState, token: string) {
     locale: state.locale,
     documentId: state.document_id,
     documentTitle: state.title,
-    message: state.custom_message ?? state.message,
+    // Both of the sender's messages, as the invitation shows them (the custom one of the sending first).
+    message: [state.custom_message, state.message].filter((x): x is string => !!x && x.trim() !== '').join('\n\n') || null,
     signerName: signer.name,
     signerEmail: signer.email,
     pages: state.file.pages,

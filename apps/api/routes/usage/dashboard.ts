@@ -115,12 +115,13 @@ export async function usagePageView(platform: Platform, tenantId: string): Promi
   };
 }
 
+/** A sign-in refusal (no tenant is known yet: Spanish, the default language). */
 function messagePage(title: string, text: string, branding: Partial<Branding> = {}): string {
   const e = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   // White-label (issue 15): a sign-in page answered to a deployment's domain carries its name, colour and logo.
   const b = safeBranding(branding);
   const mark = b.logoUrl ? `<img src="${e(b.logoUrl)}" alt="${e(b.companyName)}" height="32">` : `<strong style="font-size:19px;color:${b.primaryColor}">${e(b.companyName)}</strong>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${e(title)} · ${e(b.companyName)}</title></head><body style="font:16px system-ui;max-width:560px;margin:60px auto;color:#1b1f24"><header style="border-bottom:3px solid ${b.primaryColor};padding-bottom:10px">${mark}</header><h1 style="font-size:22px">${e(title)}</h1><p>${e(text)}</p></body></html>`;
+  return `<!doctype html><html lang="es-MX"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(title)} · ${e(b.companyName)}</title></head><body style="font:16px system-ui;max-width:560px;margin:60px auto;color:#1b1f24"><header style="border-bottom:3px solid ${b.primaryColor};padding-bottom:10px">${mark}</header><h1 style="font-size:22px">${e(title)}</h1><p>${e(text)}</p></body></html>`;
 }
 
 /**
@@ -173,7 +174,7 @@ export function registerUsageDashboard(
     handler: async (request, reply) => {
       const token = (request.query as { token?: string }).token ?? '';
       const parsed = parseDashboardToken(token);
-      const refuse = async () => html(reply, 401, messagePage('This sign-in link cannot be used', 'It is invalid, has expired or was already used. Ask for a new one (npm run cli -- dashboard link --tenant ID).', await branding(null, request)));
+      const refuse = async () => html(reply, 401, messagePage('Este enlace de acceso no se puede usar', 'No es válido, venció o ya se usó. Pide uno nuevo (npm run cli -- dashboard link --tenant ID).', await branding(null, request)));
       if (!parsed) return refuse();
       const stream = dashboardLinkStream(parsed.linkId);
       const { events, currentRevision } = await platform.events.readStream(stream);
@@ -209,8 +210,8 @@ export function registerUsageDashboard(
     schema: { ...hidden },
     handler: async (request, reply) => {
       const tenantId = await sessionTenant(request);
-      if (!tenantId) return html(reply, 401, messagePage('Sign in to see your usage', 'Open a sign-in link (npm run cli -- dashboard link --tenant ID) or send a dashboard session token.', await branding(null, request)));
-      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), await branding(tenantId, request)));
+      if (!tenantId) return html(reply, 401, messagePage('Inicia sesión para ver tu uso', 'Abre un enlace de acceso (npm run cli -- dashboard link --tenant ID) o envía un token de sesión del panel.', await branding(null, request)));
+      return html(reply, 200, renderUsagePage(await usagePageView(platform, tenantId), await branding(tenantId, request), platform.tenancy.state.tenants.get(tenantId)?.locale));
     },
   });
 
