@@ -24,6 +24,8 @@ const THEME_CSS = `.swagger-ui .topbar{background-color:#10241d;border-bottom:4p
 export const SWAGGER_UI_BRANDING: FastifySwaggerUiOptions = {
   uiConfig: {
     deepLinking: true,
+    // Generated clients name their methods after the operation ids: show them.
+    displayOperationId: true,
     urls: [{ url: OPENAPI_URL, name: `Sello API (${OPENAPI_URL})` }],
   },
   logo: { type: 'image/svg+xml', content: asset('sello-logo.svg'), href: '/docs', target: '_self' },
