@@ -10,6 +10,8 @@ import { loadConfig } from './config.ts';
 import { createPlatform } from '../platform/platform.ts';
 import { bannerLines } from './banner.ts';
 import type { AddressInfo } from 'node:net';
+import { recordListenOrigin } from './listen-address.ts';
+import { boundOrigin } from './public-origin.ts';
 
 let config;
 try {
@@ -45,3 +47,6 @@ await app.listen({ port: config.PORT, host: config.HOST });
 // (Fastify types `addresses()` as string | AddressInfo: a string is a pipe's path, never used here.)
 const bound = app.addresses().filter((a): a is AddressInfo => typeof a !== 'string');
 process.stdout.write(`${bannerLines(bound, config.DATA_DIR, first).join('\n')}\n\n`);
+// For operator commands run later in another shell (`cli dashboard link`): the address really bound.
+const recorded = recordListenOrigin(config.DATA_DIR, boundOrigin(config, bound[0]));
+if (recorded) ctx.log.warn({ err: recorded }, 'could not record the listening address in DATA_DIR');

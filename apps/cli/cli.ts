@@ -22,6 +22,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../api/config.ts';
+import { readListenOrigin } from '../api/listen-address.ts';
+import { boundOrigin } from '../api/public-origin.ts';
 import { createPlatform } from '../platform/platform.ts';
 import { TenancyError, changePlan, createApiKey, createTenant, loadTenant, revokeApiKey, setTenantLimits, setTenantLocale } from '../../domain/tenancy/operations.ts';
 import { CreditLedger } from '../../domain/credits/credit-ledger.ts';
@@ -150,7 +152,8 @@ async function main(argv: string[]): Promise<void> {
         if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) throw new UsageError('--minutes must be an integer from 1 to 1440');
         const { token, event } = issueDashboardLink(tenantId, Date.now(), minutes);
         await store.append(dashboardLinkStream(event.data.link_id), [{ ...event, metadata: { tenant_id: tenantId } }], { expectedRevision: 'no_stream' });
-        const base = platform.config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? `http://localhost:${platform.config.PORT}`;
+        // PUBLIC_BASE_URL, else where the server on this DATA_DIR listens (it records it), else HOST:PORT.
+        const base = platform.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? readListenOrigin(platform.config.DATA_DIR) ?? boundOrigin(platform.config);
         return out({ url: `${base}/dashboard/login?token=${token}`, expires_at: event.data.expires_at });
       }
       case 'replay': {
