@@ -47,6 +47,8 @@ export interface PdfPoolOptions {
 export const INSPECT_DEADLINE_MS = 10_000;
 /** Deadline of rendering one page image (ms): an A4 page renders in 50-300 ms here. */
 export const RENDER_DEADLINE_MS = 5_000;
+/** Longest start-up of a new PDF thread (ms) before its task is answered `pdf_busy`. */
+export const STARTUP_LIMIT_MS = 60_000;
 
 interface Waiting {
   task: PdfTask;
@@ -180,11 +182,27 @@ export class PdfPool {
     this.runningOf.set(entry.tenantId, (this.runningOf.get(entry.tenantId) ?? 0) + 1);
     const deadline = entry.task.op === 'inspect' ? this.inspectMs : this.renderMs;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), deadline);
+    // The deadline runs from the moment the thread begins the task (it flags `started`), not from the post:
+    // a new thread first loads tsx and MuPDF. A thread that has not begun within STARTUP_LIMIT_MS is stopped
+    // and the task answered `pdf_busy`.
+    const started = new Int32Array(new SharedArrayBuffer(4));
+    let timer: NodeJS.Timeout | undefined;
+    let beganRunning = false;
+    let done = false;
+    const waiting = waitAsync(started, 0, 0, STARTUP_LIMIT_MS);
+    void Promise.resolve(waiting.value).then((outcome) => {
+      if (done) return;
+      if (outcome === 'timed-out') {
+        controller.abort();
+        return;
+      }
+      beganRunning = true;
+      timer = setTimeout(() => controller.abort(), deadline);
+    });
     // An aborted task's thread is terminated by piscina (and replaced on the next task).
     this.pool ??= new Piscina({ filename: this.workerFile, minThreads: 0, maxThreads: this.threads, idleTimeout: 60_000, maxQueue: 'auto' });
     this.pool
-      .run(entry.task, { signal: controller.signal })
+      .run({ ...entry.task, started }, { signal: controller.signal })
       .then(
         (envelope: PdfEnvelope) => {
           if (envelope.ok) entry.resolve(envelope.result);
@@ -192,7 +210,9 @@ export class PdfPool {
           else entry.reject(new SigningError('pdf_corrupted', `The file is not a usable PDF: ${envelope.message.slice(0, 160)}`, { reason: 'processing failed' }));
         },
         (error: unknown) => {
-          if (controller.signal.aborted) {
+          if (controller.signal.aborted && !beganRunning) {
+            entry.reject(busy(`a PDF thread did not start within ${STARTUP_LIMIT_MS} ms`));
+          } else if (controller.signal.aborted) {
             entry.reject(
               new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'inspect' ? 'reading it' : 'rendering a page'} took longer than ${deadline} ms`, {
                 reason: 'time_limit',
@@ -206,7 +226,10 @@ export class PdfPool {
         },
       )
       .finally(() => {
+        done = true;
         clearTimeout(timer);
+        // wake the start-up wait if the task ended without flagging (a thread that died while loading)
+        Atomics.notify(started, 0);
         this.running -= 1;
         const n = (this.runningOf.get(entry.tenantId) ?? 1) - 1;
         if (n > 0) this.runningOf.set(entry.tenantId, n);
@@ -215,6 +238,11 @@ export class PdfPool {
       });
   }
 }
+
+/** `Atomics.waitAsync` (Node 16+; ES2024, newer than this project's `lib`). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<'ok' | 'timed-out'> | 'not-equal' | 'timed-out' };
+}).waitAsync;
 
 function busy(why: string): SigningError {
   return new SigningError('pdf_busy', `The PDF threads are busy (${why}); try again shortly`, { reason: why });

@@ -6,7 +6,7 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { inspectPdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
+import { inspectPdf, loadMupdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
 
 /**
  * Nice value of a PDF thread (Linux: a thread has its own, set through its thread id). PDF work yields the
@@ -22,8 +22,12 @@ try {
   // no /proc (not Linux) or not permitted: the thread keeps the process's priority
 }
 
-/** A task as the pool posts it. */
-export type PdfTask = { op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number };
+/**
+ * A task as the pool posts it. `started` (an Int32Array over a SharedArrayBuffer, one slot) is set to 1 and
+ * notified when this thread begins the task: the pool's deadline counts from there, so the start-up of a new
+ * thread (loading tsx and MuPDF's WebAssembly, seconds on a loaded machine) is not charged to the file.
+ */
+export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number }) & { started?: Int32Array };
 
 /** The answer: the result, or the failure with its signing error code when it has one. */
 export type PdfEnvelope =
@@ -31,6 +35,11 @@ export type PdfEnvelope =
   | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
 
 export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
+  await loadMupdf();
+  if (task.started) {
+    Atomics.store(task.started, 0, 1);
+    Atomics.notify(task.started, 0);
+  }
   try {
     if (task.op === 'inspect') return { ok: true, result: await inspectPdf(task.bytes) };
     const png = await renderPagePng(task.bytes, task.index, task.scale);
