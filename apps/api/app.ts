@@ -11,7 +11,7 @@ import {
 import type { Platform } from '../platform/types.ts';
 import { clientErrorResponse, registerEdge, setBillingHeaders } from './edge.ts';
 import { lazyChildLoggerFactory } from './request-logger.ts';
-import { edgeDocumentedTransform } from './openapi-edge.ts';
+import { edgeDocumentedTransform, shareIdempotencyKeyParameter } from './openapi-edge.ts';
 import { documentTransform } from './openapi-docs.ts';
 import { SWAGGER_UI_BRANDING } from './docs-branding.ts';
 import { responseSerializerCompiler } from './serializer.ts';
@@ -109,7 +109,7 @@ export async function buildApp(ctx: Platform, extend?: (app: ApiApp) => void | P
     // The type provider's transform plus the edge's answers (401/403/429) and the billing headers.
     transform: edgeDocumentedTransform,
     // Operation ids, upload bodies and binary answers the routes' validation schemas do not carry.
-    transformObject: documentTransform,
+    transformObject: (input) => shareIdempotencyKeyParameter(documentTransform(input)),
   });
   app.addHook('onRoute', (route) => {
     // Swagger UI's own routes are public like the document itself.

@@ -48,6 +48,34 @@ export const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
   example: '5f0c6a7e-2b1d-4c1e-9a43-8d2f7f3b9c10',
 };
 
+/** Name of the shared parameter under `components.parameters`. */
+export const IDEMPOTENCY_KEY_COMPONENT = 'IdempotencyKey';
+
+/**
+ * Post-processes the whole document (@fastify/swagger `transformObject`, after the per-route transform
+ * wrote the header inline on each charged POST): one `components.parameters.IdempotencyKey`, and every
+ * operation refers to it, so generated clients and readers see one definition.
+ */
+export function shareIdempotencyKeyParameter(doc: Partial<Record<string, unknown>>): Partial<Record<string, unknown>> {
+  type Param = { name?: string; in?: string; $ref?: string } & JsonSchema;
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, { parameters?: Param[] }>>;
+  let shared: Param | undefined;
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      if (!op || !Array.isArray(op.parameters)) continue;
+      op.parameters = op.parameters.map((p) => {
+        if (p.in !== 'header' || p.name?.toLowerCase() !== 'idempotency-key') return p;
+        shared ??= p;
+        return { $ref: `#/components/parameters/${IDEMPOTENCY_KEY_COMPONENT}` };
+      });
+    }
+  }
+  if (!shared) return doc;
+  const components = { ...((doc.components ?? {}) as Record<string, unknown>) };
+  components.parameters = { ...((components.parameters ?? {}) as Record<string, unknown>), [IDEMPOTENCY_KEY_COMPONENT]: { ...shared, name: 'Idempotency-Key' } };
+  return { ...doc, components };
+}
+
 /** The header of a replayed answer. */
 const IDEMPOTENT_REPLAYED: JsonSchema = {
   type: 'string',
