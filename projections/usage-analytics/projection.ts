@@ -371,7 +371,9 @@ export const usageAnalyticsProjection: Projection = {
         case 'CreditsPurchased':
         case 'CreditsReserved':
         case 'CreditsCommitted':
-        case 'CreditsReleased': {
+        case 'CreditsReleased':
+        case 'CreditAccountLinked':
+        case 'CreditCapSet': {
           evolveCredits(creditStates.get(t)!, e as unknown as CreditEvent);
           dirtyCredits.add(t);
           if (e.type === 'CreditsCommitted') {

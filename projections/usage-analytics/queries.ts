@@ -4,8 +4,8 @@
  * every choice the spec leaves open is documented in docs/usage.md.
  */
 import type { Filter, ReadModelStore } from '../../infra/ports/read-models.ts';
-import { PLANS, type PlanName } from '../../domain/plans/plans.ts';
-import { availableCredits } from '../../domain/credits/credits.ts';
+import { PLANS, billingPeriod, type PlanName } from '../../domain/plans/plans.ts';
+import { availableCredits, clientAvailable, clientUsedIn, type CreditState } from '../../domain/credits/credits.ts';
 import { serviceGroup } from '../../domain/usage/usage.ts';
 import { decomposeRange, floorTo, iso, monthKey, monthStart } from '../../domain/usage/time.ts';
 import { usageEventsCollection, type UsageRecord } from '../usage-events/usage-events.ts';
@@ -15,14 +15,33 @@ import { toCreditState } from './projection.ts';
 /** `12.5%`: one decimal. */
 const pct = (x: number) => `${x.toFixed(1)}%`;
 
+/**
+ * A white-label client's credit figures (docs/deployments.md, "Credits and limits"): its calls spend its
+ * owner's credits, so its limit is its cap (else the owner's allowance), what it used this month is counted
+ * on the owner's account, and what it may spend is the owner's balance bounded by the cap. Null for a
+ * tenant that pays its own.
+ */
+async function clientFigures(cols: Awaited<ReturnType<typeof usageCollections>>, tenantId: string, account: CreditState, nowMs: number) {
+  if (!account.billedTo) return null;
+  const payer = toCreditState((await cols.credits.get(account.billedTo)) ?? undefined);
+  const payerPlan = (await cols.tenants.get(account.billedTo))?.plan;
+  const payerAllowance = payerPlan ? PLANS[payerPlan].monthlyCredits : 0;
+  return {
+    limit: account.monthlyCap ?? payerAllowance,
+    used: clientUsedIn(payer, tenantId, billingPeriod(nowMs)),
+    available: clientAvailable(payer, payerAllowance, tenantId, account.monthlyCap, nowMs),
+  };
+}
+
 /** The usage summary of the current UTC month (spec: flat, no `data` wrapper). */
 export async function usageSummary(store: ReadModelStore, tenantId: string, plan: PlanName, nowMs: number) {
   const cols = await usageCollections(store);
   const cur = await cols.months.get(monthId(tenantId, monthKey(nowMs)));
   const prev = await cols.months.get(monthId(tenantId, monthKey(monthStart(nowMs, -1))));
   const account = toCreditState((await cols.credits.get(tenantId)) ?? undefined);
-  const limit = PLANS[plan].monthlyCredits;
-  const usedThisMonth = account.period === monthKey(nowMs) ? account.monthlyUsed : 0;
+  const client = await clientFigures(cols, tenantId, account, nowMs);
+  const limit = client ? client.limit : PLANS[plan].monthlyCredits;
+  const usedThisMonth = client ? client.used : account.period === monthKey(nowMs) ? account.monthlyUsed : 0;
   const current = cur?.calls ?? 0;
   const previous = prev?.calls ?? 0;
   const trend = previous === 0 ? (current === 0 ? '0.0%' : 'n/a') : `${current >= previous ? '+' : ''}${(((current - previous) / previous) * 100).toFixed(1)}%`;
@@ -33,7 +52,7 @@ export async function usageSummary(store: ReadModelStore, tenantId: string, plan
       limit: limit ?? ('unlimited' as const),
       percent_used: limit === null ? '0.0%' : pct(Math.min(100, (usedThisMonth / limit) * 100)),
       trend,
-      remaining_calls: limit === null ? ('unlimited' as const) : Math.max(0, limit - usedThisMonth),
+      remaining_calls: client ? (client.available ?? ('unlimited' as const)) : limit === null ? ('unlimited' as const) : Math.max(0, limit - usedThisMonth),
     },
     by_endpoint: cur?.by_service ?? {},
     subscription_tier: PLANS[plan].tier,
@@ -229,7 +248,8 @@ export const BURN_DAYS = 7;
 export async function usageCredits(store: ReadModelStore, tenantId: string, plan: PlanName, nowMs: number) {
   const cols = await usageCollections(store);
   const state = toCreditState((await cols.credits.get(tenantId)) ?? undefined);
-  const remaining = availableCredits(state, PLANS[plan].monthlyCredits, nowMs);
+  const client = await clientFigures(cols, tenantId, state, nowMs);
+  const remaining = client ? client.available : availableCredits(state, PLANS[plan].monthlyCredits, nowMs);
   const byService: Record<string, number> = {};
   for (const [endpoint, n] of Object.entries(state.usedByEndpoint)) {
     const s = serviceGroup(endpoint);
@@ -242,7 +262,8 @@ export async function usageCredits(store: ReadModelStore, tenantId: string, plan
   const daily = burnt / BURN_DAYS;
   return {
     total_purchased: state.totalPurchased,
-    total_used: state.totalUsed,
+    // A white-label client's spending is on its owner's account: this month's is what is known per client.
+    total_used: client ? client.used : state.totalUsed,
     remaining,
     usage_by_service: byService,
     estimated_monthly_burn: Math.round(daily * 30),

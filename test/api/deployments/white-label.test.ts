@@ -156,6 +156,14 @@ describe('white-label deployments: owner-funded clients, caps, and no free money
     const own = await s.ctx.events.readStream(creditStream(clientTenant));
     expect(own.events.map((e) => e.type)).toEqual(['CreditAccountLinked']);
     expect((await balance(client)).body).toMatchObject({ available_credits: 0, white_label_client: { monthly_cap: 12, used_this_month: 12 } });
+    // The usage read models say the same (the cap is its limit; its spending is on the owner's account).
+    await s.ctx.projections.catchUp();
+    const summary = (await (await s.fetch('/v1/usage/summary', { key: client })).json()) as { summary: { limit: number; remaining_calls: number; percent_used: string } };
+    expect(summary.summary).toMatchObject({ limit: 12, remaining_calls: 0, percent_used: '100.0%' });
+    const usageCredits = (await (await s.fetch('/v1/usage/credits', { key: client })).json()) as { data: { remaining: number; total_used: number } };
+    expect(usageCredits.data).toMatchObject({ remaining: 0, total_used: 12 });
+    const ownerCredits = (await (await s.fetch('/v1/usage/credits', { key: o.rw })).json()) as { data: { remaining: number; total_used: number } };
+    expect(ownerCredits.data).toMatchObject({ remaining: 4000 - 12, total_used: 12 });
 
     // The owner raises the cap to 30 (18 more): 40 concurrent calls, exactly 18 succeed.
     const up = await s.fetch(`/api/deployments/${rec.id}`, { method: 'PUT', key: o.admin, ...json({ monthlyCreditCap: 30 }) });
