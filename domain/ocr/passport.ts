@@ -31,6 +31,21 @@ export function findCurp(lines: readonly OcrLine[]): string {
   return '';
 }
 
+/**
+ * TD3 row 2 with its personal number (positions 29-42) written as fillers when it reads as at least 4 fillers
+ * followed by fillers and filler look-alikes only (`<<<<<<<<<CC<CC`: a small UK specimen's empty field, whose
+ * chevrons the recogniser read `C`, with check digits that happen to pass), else null. A personal number
+ * starts at the left of its field and is padded with fillers on the right (ICAO Doc 9303 part 4, 4.2.2), so
+ * letters scattered in the fillers are not one; the caller keeps the all-filler reading only when it passes
+ * every check digit.
+ */
+export function fillerPersonalNumber(row2: string): string | null {
+  if (row2.length !== 44) return null;
+  const field = row2.slice(28, 42);
+  if (!/^<{4,}[<CKEL]*$/.test(field) || !/[^<]/.test(field)) return null;
+  return row2.slice(0, 28) + '<'.repeat(14) + row2.slice(42);
+}
+
 /** The visual-zone value lines of the surnames and given names (for a Spanish re-read with accents). */
 export function passportTextRegions(lines: readonly OcrLine[]): OcrLine[] {
   return passportNameLines(lines);
@@ -64,8 +79,14 @@ export function buildPassportResult(lines: readonly OcrLine[], today: string): I
     throw new OcrError('wrong_document_type', 'No passport machine readable zone (2 lines of 44 characters) was found.');
   }
   // Check-digit-guided choice among the readings of the zone (the first unless a variant passes every check).
-  const parsed = candidates.map((rows) => parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) }));
-  let m: MrzParseResult = parsed.find((p) => p.valid) ?? parsed[0]!;
+  // A reading whose personal number is fillers with filler look-alikes among them comes first as all fillers
+  // when that passes every check too (`fillerPersonalNumber`).
+  const readings = candidates.flatMap((rows) => {
+    const f = fillerPersonalNumber(rows[1]);
+    return f ? [[rows[0], f] as [string, string], rows] : [rows];
+  });
+  const parsed = readings.map((rows) => parseMrz(rows, { referenceYear: Number(today.slice(0, 4)) }));
+  let m: MrzParseResult = parsed.find((p) => p.valid) ?? parsed[readings.indexOf(candidates[0]!)]!;
   const f0 = m.fields;
   const curp = findCurp(lines);
   const curpOk = curp ? validateCurp(curp, { today }).valid : false;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTd3, parseMrz } from '../../domain/mrz/index.ts';
 import { extendCutRow, td3Candidates, td3FirstRow } from '../../domain/ocr/mrz-zone.ts';
+import { buildPassportResult, fillerPersonalNumber } from '../../domain/ocr/passport.ts';
 import type { OcrLine } from '../../domain/ocr/text.ts';
 import { quarterTurn, rotate90 } from '../../models/ocr/angle.ts';
 import type { Quad } from '../../models/ocr/raster.ts';
@@ -65,5 +66,28 @@ describe('a TD3 row 1 read only to its surname', () => {
     expect(extendCutRow('P<AUSCITIZEN', 'P<AUS1TIZEN<<JANE<<<<<<<<<<<<<<<<<<<<<<<<<')).toBe(row1);
     expect(extendCutRow('P<AUSCITIZEN', 'P<AUSCITIZEN<<<<<<<<<<<<<<<<')).toBeNull(); // nothing more
     expect(extendCutRow('P<AUSCITIZEN', 'P<AUS1T1ZFN<<JANE<<<<<<')).toBeNull(); // the surname's end not found
+  });
+});
+
+describe('an empty personal number read with filler look-alikes', () => {
+  // PassportEye's 272-px UK specimen: the decoder read two pairs of its chevrons as `C`, and the personal
+  // number and composite check digits happen to pass that way too.
+  const printed = '1071828900GBR8501178F1601312<<<<<<<<<<<<<<06';
+  const read = '1071828900GBR8501178F1601312<<<<<<<<<CC<CC06';
+
+  it('both readings pass every check digit; the all-filler one is the row', () => {
+    expect(parseMrz(['P<GBRUNITED<KINGDOM<TWENTY<SIX<<JODIE<PIPPA<', read], { correct: false }).valid).toBe(true);
+    expect(fillerPersonalNumber(read)).toBe(printed);
+    expect(fillerPersonalNumber(printed)).toBeNull(); // nothing to change
+    // A personal number starts at the left of its field: letters there are one, not look-alikes.
+    expect(fillerPersonalNumber('L898902C36UTO7408122F1204159ZE184226B<<<<<10')).toBeNull();
+    expect(fillerPersonalNumber('1071828900GBR8501178F1601312<<<<<<<<<AB<CC06')).toBeNull();
+  });
+
+  it('buildPassportResult returns the printed row', () => {
+    const r = buildPassportResult([line('P<GBRUNITED<KINGDOM<TWENTY<SIX<<JODIE<PIPPA<', 46, 431, 708, 26), line(read, 49, 472, 702, 25)], '2026-06-01');
+    expect(r.fields.mrz.split('\n')[1]).toBe(printed);
+    expect(r.validation.mrz).toBe('ok');
+    expect(r.fields).toMatchObject({ documentNumber: '107182890', dateOfBirth: '1985-01-17', dateOfExpiry: '2016-01-31', gender: 'M', nationality: 'GBR' });
   });
 });
