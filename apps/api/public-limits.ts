@@ -12,6 +12,8 @@
  * Past a limit: 429 `rate_limit_exceeded` in the structured error shape with `Retry-After` and
  * `retry_after` (seconds), `details.scope` `address` or `document`. The address is the connection's
  * peer (the app runs with `trustProxy: false`): behind a reverse proxy every client shares the proxy's.
+ * An IPv6 client is counted by its /64 (one subscriber's usual allocation: rotating addresses inside it
+ * gains nothing); an IPv4-mapped IPv6 address counts as its IPv4 address.
  */
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Platform } from '../platform/types.ts';
@@ -23,6 +25,21 @@ export interface PublicLimits {
   perAddress: number;
   /** Requests per minute per document (`:document_id` of the route), all addresses together; absent = none. */
   perDocument?: number;
+}
+
+/**
+ * The limiter's name for a client address: IPv4 as is (also when IPv4-mapped, `::ffff:192.0.2.1`), IPv6 by
+ * its /64 prefix (`2001:db8:1:2::/64`).
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail] = ip.split('%')[0]!.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /** The 429 of a refused public request. */
@@ -56,7 +73,7 @@ export function publicRateLimit(platform: Platform, group: string, limits: Publi
     }
   };
   return async (request: FastifyRequest) => {
-    const byAddress = await hit(`public:${group}:ip:${request.ip}`, limits.perAddress);
+    const byAddress = await hit(`public:${group}:ip:${addressKey(request.ip)}`, limits.perAddress);
     if (!byAddress.allowed) throw limited(group, 'address', limits.perAddress, byAddress);
     const documentId = (request.params as { document_id?: unknown } | undefined)?.document_id;
     if (limits.perDocument && typeof documentId === 'string' && documentId) {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { addressKey } from '../../../apps/api/public-limits.ts';
 
 let s: TestServer;
 let port: number;
@@ -85,6 +86,16 @@ describe('public routes are rate limited (issue 31)', () => {
     for (let i = 0; i < 3; i++) expect((await get('/dashboard/login?token=nope', '127.0.0.10')).status).toBe(401);
     expectLimited(await get('/dashboard/login?token=nope', '127.0.0.10'), 'address', 3);
     expect((await get('/dashboard/login?token=nope', '127.0.0.30')).status).toBe(401);
+  });
+
+  it('counts an IPv6 client by its /64 and an IPv4-mapped one as IPv4', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });
 
   it('keyed API routes are not counted against the public limits', async () => {
