@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { registerTestRoutes } from '../../helpers/test-routes.ts';
 import { faceCrop, noFace, overFiveMb } from '../face/fixtures.ts';
 import { CREDIT_COSTS } from '../../../domain/plans/plans.ts';
+import { redisReachable, testRedisUrl } from '../../helpers/redis.ts';
 
 let s: TestServer;
 const dataDir = mkdtempSync(join(tmpdir(), 'sello-idem-api-'));
@@ -227,4 +228,48 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(doc.paths['/v1/webhooks/endpoints']?.post ?? {})).not.toContain('Idempotency-Key');
     expect(JSON.stringify(doc.paths['/v1/email/verify']?.get ?? {})).not.toContain('Idempotency-Key');
   });
+});
+
+// The scaled-out store over HTTP (REDIS_URL; CI runs it, a clone without Redis skips): the same rules,
+// and a second server on the same Redis (another API process) replays what the first answered.
+const redisOk = await redisReachable('Idempotency-Key over HTTP on the Redis store');
+describe.runIf(redisOk)('Idempotency-Key with IDEMPOTENCY_STORE=redis', () => {
+  const servers: TestServer[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'sello-idem-redis-'));
+  const config = { DATA_DIR: dir, IDEMPOTENCY_STORE: 'redis', REDIS_URL: testRedisUrl(), REDIS_PREFIX: `sello-idem-${process.pid}-${Date.now()}:`, RATE_LIMITER: 'memory' };
+  afterAll(async () => {
+    for (const x of servers) await x.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const post = (x: TestServer, key: string, body: unknown, idem: string) =>
+    x.fetch('/v1/test/slow', { method: 'POST', key, headers: { 'content-type': 'application/json', 'idempotency-key': idem }, body: JSON.stringify(body) });
+
+  it('race 409, replay, 422 for another body, per tenant; another server on the same Redis replays', async () => {
+    const a = await startTestServer({ extend: (app) => registerTestRoutes(app), config });
+    servers.push(a);
+    const { tenantId, key } = await a.tenantWithKey('pro');
+    const [r1, r2] = await Promise.all([post(a, key, { n: 1 }, 'r-1'), post(a, key, { n: 1 }, 'r-1')]);
+    expect([r1.status, r2.status].sort()).toEqual([200, 409]);
+    const first = r1.status === 200 ? r1 : r2;
+    const firstBody = await first.text();
+    const again = await post(a, key, { n: 1 }, 'r-1');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(firstBody);
+    expect((await post(a, key, { n: 2 }, 'r-1')).status).toBe(422);
+    const other = await a.tenantWithKey('pro');
+    expect((await post(a, other.key, { n: 2 }, 'r-1')).headers.get('idempotent-replayed')).toBeNull();
+    const used = (await a.ctx.credits.state(tenantId)).totalUsed;
+    expect(used).toBe(1);
+    await a.close();
+    servers.length = 0;
+
+    // Another server process on the same DATA_DIR and Redis: the key's answer is replayed there.
+    const b = await startTestServer({ extend: (app) => registerTestRoutes(app), config });
+    servers.push(b);
+    const there = await post(b, key, { n: 1 }, 'r-1');
+    expect(there.status).toBe(200);
+    expect(there.headers.get('idempotent-replayed')).toBe('true');
+    expect(await there.text()).toBe(firstBody);
+    expect((await b.ctx.credits.state(tenantId)).totalUsed).toBe(1);
+  }, 120_000);
 });
