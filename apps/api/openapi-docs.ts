@@ -153,6 +153,8 @@ export const UPLOAD_BODIES: Record<string, Json> = {
       message: text('Optional message to the signers, 4,000 characters kept.'),
       expiry_date: text('YYYY-MM-DD: open until the end of that day UTC (default 30 days).', { format: 'date' }),
       notify_email: text('Where declines are e-mailed (optional).', { format: 'email' }),
+      language: text("Language signers read (pages, e-mails, certificate): `es` or `en`, a region such as `es-MX` accepted; empty: the tenant's setting, else Spanish."),
+      time_zone: text("IANA time zone of the dates signers read, e.g. `America/Tijuana`; empty: the tenant's setting, else America/Mexico_City."),
     },
     ['document', 'title', 'signers'],
     'The PDF to sign and its signers. For a JSON body with the PDF in base64, use `POST /v1/signing/create`.',
@@ -187,13 +189,26 @@ export const BINARY_RESPONSES: Record<string, Json> = {
   },
 };
 
-/** Error answers of the binary routes that declare none themselves. */
+/** A structured error body (spec, Errors) whose `code` is one of `codes`. */
+const structuredError = (codes: string[]): Json => ({
+  'application/json': {
+    schema: {
+      type: 'object',
+      required: ['success', 'error'],
+      properties: { success: { const: false }, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, details: { type: 'object' } } } },
+    },
+  },
+});
+
+/** Error answers of the binary routes, where their routes declare none themselves (a route's own win). */
 const EXTRA_RESPONSES: Record<string, Record<string, Json>> = {
   'GET /api/deployments/{deployment_id}/logo': {
-    '404': {
-      description: '`deployment_not_found`: no such deployment, no logo, or the deployment is deactivated.',
-      content: { 'application/json': { schema: { type: 'object', required: ['success', 'error'], properties: { success: { const: false }, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } } } } } } },
-    },
+    '404': { description: '`deployment_not_found`: no such deployment, no logo, or the deployment is deactivated.', content: structuredError(['deployment_not_found']) },
+  },
+  'GET /v1/usage/export/{export_id}/download': {
+    '403': { description: '`invalid_download_link`: the signature is wrong or missing, or the link has expired.', content: structuredError(['invalid_download_link']) },
+    '404': { description: '`export_not_found`: no such export.', content: structuredError(['export_not_found']) },
+    '410': { description: '`export_not_available`: the file has expired (retention per plan) or is not ready.', content: structuredError(['export_not_available']) },
   },
 };
 
@@ -273,6 +288,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/mex/renapo/get-curp': 'getCurp',
   'POST /v1/mex/ine/validate-voter-list': 'validateVoterList',
   'POST /v1/mex/curp/validate': 'validateCurp',
+  'POST /v1/privacy/erasures': 'createPrivacyErasure',
+  'GET /v1/privacy/erasures/{erasureId}': 'getPrivacyErasure',
 };
 
 /** `get` + `/v1/usage/export/{export_id}` -> `getV1UsageExportByExportId`: the fallback for a route missing from {@link OPERATION_IDS}. */
@@ -302,6 +319,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'webhooks', description: 'Webhook endpoints, deliveries and event types.' },
   { name: 'usage', description: 'Usage summary, statistics, credits, alerts and exports.' },
   { name: 'deployments', description: 'Branded deployments (white-label signing pages and e-mails).' },
+  { name: 'privacy', description: "Erasure of a person's personal data (crypto-shredding)." },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -339,9 +357,8 @@ export function documentTransform(input: { openapiObject: Partial<Record<string,
       op.responses = responses;
     }
   }
-  const tagNames = new Set(TAGS.map((t) => t.name));
-  const extraTags = [...new Set(Object.values(paths).flatMap((item) => METHODS.flatMap((m) => ((item[m]?.tags as string[] | undefined) ?? []))))]
-    .filter((t) => !tagNames.has(t))
-    .map((name) => ({ name }));
-  return { ...openapiObject, tags: [...TAGS, ...extraTags], servers: [{ url: '/', description: 'The Sello deployment serving this document' }] };
+  const usedTags = new Set(Object.values(paths).flatMap((item) => METHODS.flatMap((m) => ((item[m]?.tags as string[] | undefined) ?? []))));
+  const known = new Set(TAGS.map((t) => t.name));
+  const tags = [...TAGS.filter((t) => usedTags.has(t.name)), ...[...usedTags].filter((t) => !known.has(t)).map((name) => ({ name }))];
+  return { ...openapiObject, tags, servers: [{ url: '/', description: 'The Sello deployment serving this document' }] };
 }
