@@ -238,7 +238,7 @@ describe('cancel, decline, delete, preview', () => {
     const bad = await fetch(`${s.url}/sign/${id}?t=sl_${'A'.repeat(43)}`);
     expect(bad.status).toBe(403);
     const landing = await fetch(`${s.url}/sign/${id}`);
-    expect(await landing.text()).toContain('personal link');
+    expect(await landing.text()).toContain('enlace personal');
     const doc = await call('GET', `/v1/signing/documents/${id}`);
     expect(JSON.stringify(doc.body)).not.toMatch(/sl_[A-Za-z0-9_-]{43}/);
     expect(JSON.stringify(doc.body)).not.toMatch(/token/);

@@ -71,7 +71,8 @@ describe('signing in the reader’s language', () => {
     expect(html).toContain('Firmar documento');
     // The sender's message is on the page, styled by the nonce'd stylesheet (a style attribute would be
     // blocked by the CSP): no style="..." in the page at all.
-    expect(html).toMatch(/<p class="message">Firme antes del viernes.\nGracias.<\/p>/);
+    // (the sending's custom message first, then the document's, as the invitation shows them)
+    expect(html).toMatch(/<p class="message">Firme antes del viernes.\nGracias.\n\nMensaje del contrato<\/p>/);
     expect(html).not.toMatch(/\sstyle="/);
     const nonce = /style-src 'nonce-([^']+)'/.exec(csp)![1]!;
     expect(html).toContain(`<style nonce="${nonce}">`);
@@ -190,5 +191,5 @@ describe('signing in the reader’s language', () => {
     const artifacts = join(import.meta.dirname, '../../artifacts');
     mkdirSync(artifacts, { recursive: true });
     spawnSync('pdftoppm', ['-r', '80', '-png', '-f', '1', '-l', '1', '-singlefile', f, join(artifacts, 'certificate-es')]);
-  }, 60_000);
+  }, 180_000);
 });
