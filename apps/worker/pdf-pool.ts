@@ -6,7 +6,8 @@
  * inference thread until it returns (terminating a thread inside onnxruntime's native code aborts the
  * process), so one costly PDF would hold a shared inference thread for minutes. MuPDF is WebAssembly: a
  * thread running it can be terminated at any instruction, so each task here gets a hard deadline that frees
- * its thread at once, and PDFs never compete with inference. The bytes also stay in the process (no 10 MB
+ * its thread at once (CPU time of the thread, read from /proc on Linux, so a busy machine does not refuse a
+ * legitimate file; wall time capped at {@link WALL_FACTOR} times it), and PDFs never compete with inference. The bytes also stay in the process (no 10 MB
  * message through Redis or a claim check for a synchronous upload).
  *
  * Scheduling: tasks wait in one queue per tenant and are started round-robin across tenants, a tenant
@@ -14,6 +15,7 @@
  * delays its own work, not other tenants'. A tenant with {@link PdfPoolOptions.maxWaitingPerTenant} tasks
  * waiting, or a task not started within `waitMs`, is refused with `pdf_busy` (503, Retry-After).
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -49,6 +51,26 @@ export const INSPECT_DEADLINE_MS = 10_000;
 export const RENDER_DEADLINE_MS = 5_000;
 /** Longest start-up of a new PDF thread (ms) before its task is answered `pdf_busy`. */
 export const STARTUP_LIMIT_MS = 60_000;
+/** Wall-clock cap of a task, as a multiple of its (CPU-time) deadline. */
+export const WALL_FACTOR = 3;
+/** How often a running task's CPU time is read (ms). */
+const CPU_POLL_MS = 100;
+
+/**
+ * CPU time (user + system, ms) of thread `tid` of this process, from `/proc/self/task/<tid>/stat` (fields 14
+ * and 15, in clock ticks of 10 ms: USER_HZ is 100 on Linux); null when unreadable (not Linux, thread gone).
+ */
+export function threadCpuMs(tid: number): number | null {
+  if (!(tid > 0)) return null;
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
 
 interface Waiting {
   task: PdfTask;
@@ -186,7 +208,7 @@ export class PdfPool {
     // a new thread first loads tsx and MuPDF. A thread that has not begun within STARTUP_LIMIT_MS is stopped
     // and the task answered `pdf_busy`.
     const started = new Int32Array(new SharedArrayBuffer(4));
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setInterval> | undefined;
     let beganRunning = false;
     let done = false;
     const waiting = waitAsync(started, 0, 0, STARTUP_LIMIT_MS);
@@ -197,7 +219,17 @@ export class PdfPool {
         return;
       }
       beganRunning = true;
-      timer = setTimeout(() => controller.abort(), deadline);
+      // The deadline is CPU time of the thread (Linux: /proc), so a legitimate file is not refused because
+      // the machine is busy; wall time is capped at WALL_FACTOR times the deadline all the same.
+      const tid = Atomics.load(started, 0);
+      const cpu0 = threadCpuMs(tid);
+      const wall0 = Date.now();
+      timer = setInterval(() => {
+        const cpu = cpu0 === null ? null : threadCpuMs(tid);
+        const wall = Date.now() - wall0;
+        const used = cpu === null || cpu0 === null ? wall : cpu - cpu0;
+        if (used > deadline || wall > deadline * WALL_FACTOR) controller.abort();
+      }, CPU_POLL_MS);
     });
     // An aborted task's thread is terminated by piscina (and replaced on the next task).
     this.pool ??= new Piscina({ filename: this.workerFile, minThreads: 0, maxThreads: this.threads, idleTimeout: 60_000, maxQueue: 'auto' });
@@ -214,7 +246,7 @@ export class PdfPool {
             entry.reject(busy(`a PDF thread did not start within ${STARTUP_LIMIT_MS} ms`));
           } else if (controller.signal.aborted) {
             entry.reject(
-              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'inspect' ? 'reading it' : 'rendering a page'} took longer than ${deadline} ms`, {
+              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'inspect' ? 'reading it' : 'rendering a page'} took more than ${deadline} ms of processing`, {
                 reason: 'time_limit',
                 operation: entry.task.op,
                 limit_ms: deadline,
@@ -227,7 +259,7 @@ export class PdfPool {
       )
       .finally(() => {
         done = true;
-        clearTimeout(timer);
+        clearInterval(timer);
         // wake the start-up wait if the task ended without flagging (a thread that died while loading)
         Atomics.notify(started, 0);
         this.running -= 1;

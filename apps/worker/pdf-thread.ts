@@ -15,17 +15,25 @@ import { inspectPdf, loadMupdf, renderPagePng, type PdfInfo } from '../../domain
  */
 export const PDF_THREAD_NICE = 10;
 
+/** This thread's Linux thread id, or -1 (no /proc): the pool reads its CPU time from /proc. */
+let threadId = -1;
 try {
   const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, PDF_THREAD_NICE);
+  if (Number.isInteger(tid) && tid > 0) threadId = tid;
 } catch {
-  // no /proc (not Linux) or not permitted: the thread keeps the process's priority
+  // not Linux
+}
+try {
+  if (threadId > 0) setPriority(threadId, PDF_THREAD_NICE);
+} catch {
+  // not permitted: the thread keeps the process's priority
 }
 
 /**
- * A task as the pool posts it. `started` (an Int32Array over a SharedArrayBuffer, one slot) is set to 1 and
- * notified when this thread begins the task: the pool's deadline counts from there, so the start-up of a new
- * thread (loading tsx and MuPDF's WebAssembly, seconds on a loaded machine) is not charged to the file.
+ * A task as the pool posts it. `started` (an Int32Array over a SharedArrayBuffer, one slot, 0 until then) is
+ * set to this thread's id (-1 when unknown) and notified when this thread begins the task: the pool's
+ * deadline counts from there, so the start-up of a new thread (loading tsx, MuPDF's WebAssembly and pdf-lib,
+ * seconds on a loaded machine) is not charged to the file, and it is counted in this thread's CPU time.
  */
 export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number }) & { started?: Int32Array };
 
@@ -35,9 +43,9 @@ export type PdfEnvelope =
   | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
 
 export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
-  await loadMupdf();
+  await Promise.all([loadMupdf(), import('pdf-lib')]);
   if (task.started) {
-    Atomics.store(task.started, 0, 1);
+    Atomics.store(task.started, 0, threadId);
     Atomics.notify(task.started, 0);
   }
   try {

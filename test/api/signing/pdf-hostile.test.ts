@@ -116,7 +116,9 @@ describe('costly PDFs: a clear 422, and other tenants keep their latency', () =>
     });
     expect(result.status, result.text).toBe(422);
     expect(result.text).toContain('too complex');
-    expect(result.ms).toBeLessThan(20_000);
+    // 5 s of the PDF thread's CPU, or 15 s of wall time on a machine too busy to give it that (plus a thread
+    // start after the previous test's termination)
+    expect(result.ms).toBeLessThan(40_000);
     console.log(`huge page render: 422 in ${result.ms} ms; victim balance slowest ${slowestMs.toFixed(0)} ms over ${calls} calls`);
     expect(calls).toBeGreaterThan(3);
     expect(slowestMs).toBeLessThan(1_000);
