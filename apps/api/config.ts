@@ -14,7 +14,8 @@ const optionalString = z
  */
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  /** Address to listen on: loopback only unless set (`0.0.0.0` or `::` serves every interface, e.g. behind a load balancer). */
+  HOST: z.string().min(1).default('127.0.0.1'),
   /** Where the embedded adapters keep their files (event log, read models, blobs, outbox, index). */
   DATA_DIR: z.string().default('./data'),
 
