@@ -97,6 +97,25 @@ describe('racing requests on one document (issue 31)', () => {
     }
   });
 
+  it('finalize refuses a stored image that is not the audited one, sealing nothing, and works once it is', { timeout: 240_000 }, async () => {
+    const { id, token } = await sentDocument('dora@example.com');
+    const drawn = await sharp({ create: { width: 200, height: 60, channels: 3, background: { r: 10, g: 20, b: 200 } } }).png().toBuffer();
+    expect((await submit(id, { t: token, method: 'drawn', drawn_png: `data:image/png;base64,${drawn.toString('base64')}` })).status).toBe(200);
+    const [imageKey] = (await s.ctx.blobs.list(`signing/${tenantId}/${id}/`)).filter((k) => k.includes('/signature-'));
+    const kept = (await s.ctx.blobs.get(imageKey!))!;
+    // Someone with access to the blob store swaps the image.
+    await s.ctx.blobs.put(imageKey!, await sharp({ create: { width: 200, height: 60, channels: 3, background: { r: 200, g: 0, b: 0 } } }).png().toBuffer());
+    const refused = await finalize(id);
+    expect(refused.status).toBe(500);
+    const body = (await refused.json()) as any;
+    expect(body.success).toBe(false);
+    expect(body.error.code).toBe('signature_image_mismatch');
+    expect((await s.ctx.blobs.list(`signing/${tenantId}/${id}/`)).filter((k) => k.includes('/final-'))).toEqual([]);
+    // The claim was released: with the audited image back, finalize seals at once.
+    await s.ctx.blobs.put(imageKey!, kept);
+    expect((await finalize(id)).status).toBe(200);
+  });
+
   it('10 parallel finalizes seal once and leave no orphan file', { timeout: 240_000 }, async () => {
     const { id, token } = await sentDocument('beto@example.com');
     expect((await submit(id, { t: token, method: 'typed', typed_name: 'Beto' })).status).toBe(200);
