@@ -18,6 +18,7 @@ import { signingCapability } from './signing.ts';
 import { usageCapability } from './usage.ts';
 import { fingerprintCapability } from './fingerprint.ts';
 import { deploymentsCapability } from './deployments.ts';
+import { privacyCapability } from './privacy.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -31,6 +32,7 @@ export const capabilities: readonly AnyCapability[] = [
   usageCapability,
   fingerprintCapability,
   deploymentsCapability,
+  privacyCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */

@@ -187,6 +187,11 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   'signing_finalize.claimed': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
   'signing_finalize.released': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
 
+  // --- privacy (domain/privacy/erasure.ts): erasure requests and receipts, no personal data
+  PrivacyErasureRequested: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, requested_at: N } },
+  PrivacySubjectErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, erased_at: N } },
+  PrivacyErasureCompleted: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, completed_at: N, items: N } },
+
   // --- tenancy (domain/tenancy/tenancy.ts)
   TenantCreated: { context: 'tenancy', fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
   TenantPlanChanged: { context: 'tenancy', fields: { tenant_id: N, plan: N, changed_at: N } },

@@ -23,6 +23,7 @@ import {
 } from '../../domain/face-matching/events.ts';
 import { TEMPLATE_DIMENSION } from '../../domain/face-matching/template.ts';
 import { isErasedEvent } from '../../domain/privacy/classification.ts';
+import { PRIVACY_SUBJECT_ERASED, type PrivacySubjectErased } from '../../domain/privacy/erasure.ts';
 
 /** The listing document of an enrollment event. */
 export function docFromEnrollment(e: RecordedEvent): EmbeddingDoc {
@@ -109,6 +110,15 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
         });
         break;
       }
+      case PRIVACY_SUBJECT_ERASED: {
+        // An erasure request (domain/privacy/erasure.ts): the documents keep no copy of what the client sent.
+        await flush();
+        const d = e.data as PrivacySubjectErased['data'];
+        const docs = await col.find({ tenant_id: d.tenant_id, subject_id: d.subject_id });
+        for (const doc of docs) await col.put(doc.id, { ...doc, metadata: {}, enrollment_source: null, is_active: false, deleted_at: doc.deleted_at ?? d.erased_at });
+        if (docs.length) await deps.vectorIndex.delete(faceNamespace(d.tenant_id), docs.map((doc) => doc.id));
+        break;
+      }
       default:
         break;
     }
@@ -120,7 +130,7 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
 export const faceEmbeddingsProjection: Projection = {
   name: 'face-embeddings',
   collections: [EMBEDDINGS_COLLECTION],
-  eventTypes: FACE_MATCHING_EVENT_TYPES,
+  eventTypes: [...FACE_MATCHING_EVENT_TYPES, PRIVACY_SUBJECT_ERASED],
   apply,
   async reset(deps) {
     for (const ns of await deps.vectorIndex.listNamespaces(FACE_NAMESPACE_PREFIX)) await deps.vectorIndex.dropNamespace(ns);

@@ -12,6 +12,7 @@ import {
   FINGERPRINT_EVENT_TYPES, type FingerprintTemplateDeleted, type FingerprintTemplateEnrolled, type FingerprintTemplatesPurged, type FingerprintVerified,
 } from '../../domain/fingerprint/events.ts';
 import { isErasedEvent } from '../../domain/privacy/classification.ts';
+import { PRIVACY_SUBJECT_ERASED, type PrivacySubjectErased } from '../../domain/privacy/erasure.ts';
 
 async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Promise<void> {
   const col = await deps.store.collection<TemplateDoc>(TEMPLATES_COLLECTION, { indexes: TEMPLATE_INDEXES });
@@ -52,6 +53,16 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
         await col.put(doc.id, { ...doc, verification_count: doc.verification_count + 1, last_verified_at: d.verified_at, last_verification_position: e.globalPosition });
         break;
       }
+      case PRIVACY_SUBJECT_ERASED: {
+        // An erasure request (domain/privacy/erasure.ts): no template or client metadata stays in the
+        // documents; `changed_position` moves so every process's gallery cache drops them on its next sync.
+        const d = e.data as PrivacySubjectErased['data'];
+        for (const doc of await col.find({ tenant_id: d.tenant_id, subject_id: d.subject_id })) {
+          const { field_b64: _field, ...rest } = doc;
+          await col.put(doc.id, { ...rest, minutiae_b64: '', metadata: {}, is_active: false, deleted_at: doc.deleted_at ?? d.erased_at, changed_position: e.globalPosition });
+        }
+        break;
+      }
       default:
         break;
     }
@@ -62,6 +73,6 @@ async function apply(events: readonly RecordedEvent[], deps: ProjectionDeps): Pr
 export const fingerprintTemplatesProjection: Projection = {
   name: 'fingerprint-templates',
   collections: [TEMPLATES_COLLECTION],
-  eventTypes: FINGERPRINT_EVENT_TYPES,
+  eventTypes: [...FINGERPRINT_EVENT_TYPES, PRIVACY_SUBJECT_ERASED],
   apply,
 };
