@@ -189,5 +189,11 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     expect(hostile).toContain('--brand: #1f6feb');
     expect(hostile).not.toContain('javascript:');
     expect(renderUsagePage(view, { logoUrl: '//evil.example/x.png' })).not.toContain('evil.example');
+    // A tenant that chose English (cli tenant locale) reads the page in English, times in its zone.
+    const english = renderUsagePage(view, {}, { language: 'en', timeZone: 'America/Tijuana' });
+    expect(english).toContain('<html lang="en-US">');
+    expect(english).toContain('Calls by service, this month');
+    expect(english).toMatch(/Generated [A-Z][a-z]{2} \d{1,2}, \d{4}, .* GMT-[78]/);
+    expect(renderUsagePage(view)).toContain('<html lang="es-MX">');
   });
 });

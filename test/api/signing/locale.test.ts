@@ -6,7 +6,7 @@
  * completion read back with pdftotext.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -119,7 +119,29 @@ describe('signing in the reader’s language', () => {
     expect(c.body.data).toMatchObject({ language: 'en', time_zone: 'America/Cancun' });
     const own = await create({ language: 'es' }, [{ email: 'tenant-es@example.com', name: 'Tomás' }], t.key);
     expect(own.body.data).toMatchObject({ language: 'es', time_zone: 'America/Cancun' });
-  });
+
+    // The operator's command (README): `npm run cli -- tenant locale`, while the server runs.
+    const u = await s.tenantWithKey('pro');
+    // (a process of its own, run asynchronously: this test process also runs the server)
+    const cli = (...args: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', ...args], { env: { ...process.env, DATA_DIR: s.dataDir, LOG_LEVEL: 'silent' } });
+        let stdout = '';
+        let stderr = '';
+        p.stdout.on('data', (d) => (stdout += d));
+        p.stderr.on('data', (d) => (stderr += d));
+        p.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+    const [set, bad] = await Promise.all([
+      cli('tenant', 'locale', '--tenant', u.tenantId, '--language', 'en-US', '--time-zone', 'America/Hermosillo'),
+      cli('tenant', 'locale', '--tenant', u.tenantId, '--language', 'fr'),
+    ]);
+    expect(set.status, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ tenant_id: u.tenantId, language: 'en', time_zone: 'America/Hermosillo' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('invalid_locale');
+    await waitFor(async () => (await create({}, [{ email: 'cli-en@example.com', name: 'Cleo' }], u.key)).body.data.language === 'en', 10_000, 'the CLI setting reaching the server');
+  }, 180_000);
 
   it('a decline is mailed to the owner in Spanish, and the signer sees Spanish pages', async () => {
     const c = await create({ notify_email: 'owner-es@example.com' }, [{ email: 'rosa@example.com', name: 'Rosa Díaz' }]);

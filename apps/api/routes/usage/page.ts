@@ -136,6 +136,7 @@ export function renderUsagePage(view: UsagePageView, branding: Partial<Branding>
   .panel h2 { font-size: 15px; margin: 0 0 10px; }
   .chart { position: relative; height: 260px; width: 100%; }
   .chart.donut { height: 200px; }
+  @media (min-width: 901px) { .chart.tall { height: 402px; } }
   .chart canvas { max-width: 100%; }
   .legend { list-style: none; margin: 12px 0 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 4px 12px; font-size: 13px; }
   .legend li { display: flex; align-items: center; gap: 6px; min-width: 0; }
@@ -169,7 +170,7 @@ export function renderUsagePage(view: UsagePageView, branding: Partial<Branding>
     <div class="card"><div class="label">${e(t.burn)}</div><div class="value">${fmt(view.credits.estimatedMonthlyBurn)}</div><div class="sub">${e(t.burnSub)}</div></div>
   </section>
   <section class="grid">
-    <div class="panel"><h2>${e(t.callsChart)}</h2><div class="chart"><canvas id="chart-calls" aria-label="${e(t.callsAria)}"></canvas></div></div>
+    <div class="panel"><h2>${e(t.callsChart)}</h2><div class="chart tall"><canvas id="chart-calls" aria-label="${e(t.callsAria)}"></canvas></div></div>
     <div class="panel"><h2>${e(t.servicesChart)}</h2><div class="chart donut"><canvas id="chart-services" aria-label="${e(t.servicesAria)}"></canvas></div><ul class="legend" id="services-legend">${legend}</ul></div>
   </section>
   <section class="grid even">
