@@ -45,7 +45,7 @@ export interface TestServerOptions {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sello-test-'));
-  const config = loadConfig({}, { DATA_DIR: dataDir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 2, ...options.config });
+  const config = loadConfig({}, { DATA_DIR: dataDir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 2, SELLO_PRIVACY_STRICT: process.env.SELLO_PRIVACY_STRICT ?? '0', ...options.config });
   const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...options.overrides } });
   const app = await buildApp(ctx, options.extend ? (a) => options.extend!(a, ctx) : undefined);
   await app.listen({ port: 0, host: '127.0.0.1' });
