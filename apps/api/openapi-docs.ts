@@ -152,7 +152,7 @@ export const UPLOAD_BODIES: Record<string, Json> = {
       description: text('Optional description, 2,000 characters kept.'),
       message: text('Optional message to the signers, 4,000 characters kept.'),
       expiry_date: text('YYYY-MM-DD: open until the end of that day UTC (default 30 days).', { format: 'date' }),
-      notify_email: text('Where declines are e-mailed (optional).', { format: 'email' }),
+      notify_email: text('Where declines and the completion (every signer signed) are e-mailed (optional).', { format: 'email' }),
       language: text("Language signers read (pages, e-mails, certificate): `es` or `en`, a region such as `es-MX` accepted; empty: the tenant's setting, else Spanish."),
       time_zone: text("IANA time zone of the dates signers read, e.g. `America/Tijuana`; empty: the tenant's setting, else America/Mexico_City."),
     },

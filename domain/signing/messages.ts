@@ -63,6 +63,10 @@ export interface SigningMessages {
     declinedText: (name: string, email: string, title: string, id: string, at: string) => string;
     reason: string;
     nowCancelled: string;
+    completedSubject: (title: string) => string;
+    completedText: (title: string, id: string, at: string) => string;
+    signedLine: (name: string, email: string, at: string) => string;
+    finalizeHint: (id: string) => string;
   };
   certificate: {
     header: (id: string) => string;
@@ -158,6 +162,10 @@ const es: SigningMessages = {
     declinedText: (n, e, t, id, at) => `${n} <${e}> rechazó firmar «${t}» (${id}) el ${at}.`,
     reason: 'Motivo:',
     nowCancelled: 'El documento quedó cancelado.',
+    completedSubject: (t) => `Firmado por todos: «${t}»`,
+    completedText: (t, id, at) => `Todos los firmantes firmaron «${t}» (${id}); la última firma fue el ${at}.`,
+    signedLine: (n, e, at) => `${n} <${e}>: firmó el ${at}`,
+    finalizeHint: (id) => `Finalízalo para obtener el PDF sellado y su certificado de conclusión: POST /v1/signing/documents/${id}/finalize.`,
   },
   certificate: {
     header: (id) => `Sello · Certificado de conclusión · ${id}`,
@@ -253,6 +261,10 @@ const en: SigningMessages = {
     declinedText: (n, e, t, id, at) => `${n} <${e}> declined to sign "${t}" (${id}) on ${at}.`,
     reason: 'Reason:',
     nowCancelled: 'The document is now cancelled.',
+    completedSubject: (t) => `Signed by everyone: "${t}"`,
+    completedText: (t, id, at) => `Every signer signed "${t}" (${id}); the last signature was on ${at}.`,
+    signedLine: (n, e, at) => `${n} <${e}>: signed on ${at}`,
+    finalizeHint: (id) => `Finalize it to get the sealed PDF and its certificate of completion: POST /v1/signing/documents/${id}/finalize.`,
   },
   certificate: {
     header: (id) => `Sello · Certificate of completion · ${id}`,

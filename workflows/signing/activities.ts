@@ -4,15 +4,15 @@
  * - `signing.notify`: issues a fresh link (its hash is logged first) and mails the invitation;
  * - `signing.remind`: logs `reminder_sent` and mails each invited signer who has not signed a fresh link;
  * - `signing.expire`: logs `document_expired` when the expiry passed first;
- * - `signing.webhook`: publishes the catalog event (`document.signed`, ...) of a logged event; a decline is
- *   also mailed to the owner's `notify_email`.
+ * - `signing.webhook`: publishes the catalog event (`document.signed`, ...) of a logged event; a decline,
+ *   and the completion (every signer signed), are also mailed to the owner's `notify_email`.
  */
 import type { Activity, Clock } from '../../infra/ports/workflows.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { Mailer } from '../../infra/ports/mail.ts';
 import { documentStream, foldDocument } from '../../domain/signing/document.ts';
 import { decideExpire, decideRemind } from '../../domain/signing/decide.ts';
-import { renderDeclinedMail, renderInvitationMail, type Branding } from './emails.ts';
+import { renderCompletedMail, renderDeclinedMail, renderInvitationMail, type Branding } from './emails.ts';
 import type { ExpireInput, NotifyInput, RemindInput, WebhookInput } from './process.ts';
 import type { SigningService } from './service.ts';
 
@@ -88,6 +88,18 @@ export function createSigningActivities(deps: SigningActivityDeps): Record<strin
       }
       case 'document.completed':
         data = { document_id: s.document_id, title: s.title, completed_at: d.at, signers: s.signers.map((x) => ({ email: x.email, name: x.name, signed_at: x.signed_at })) };
+        if (s.notify_email) {
+          // The owner hears that everyone signed (as of a decline), in the document's language.
+          const mail = renderCompletedMail({
+            title: s.title,
+            documentId: s.document_id,
+            completedAt: String(d.at),
+            signers: [...s.signers].sort((a, b) => a.order - b.order).map((x) => ({ name: x.name, email: x.email, signedAt: x.signed_at })),
+            locale: s.locale,
+            ...(deps.branding ? { branding: await deps.branding(s.tenant_id) } : {}),
+          });
+          await mailer.send({ from: deps.mailFrom, to: { address: s.notify_email }, subject: mail.subject, text: mail.text, html: mail.html, headers: { 'X-Sello-Document': s.document_id } });
+        }
         break;
       case 'document.expired':
         data = { document_id: s.document_id, title: s.title, expired_at: d.expired_at };

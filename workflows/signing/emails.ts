@@ -106,3 +106,26 @@ export function renderDeclinedMail(i: { title: string; documentId: string; signe
   );
   return { subject, text, html };
 }
+
+/**
+ * The owner's notice that every signer signed (to `notify_email`, like the decline notice): who signed
+ * and when, in the document's language and time zone, and how to finalize.
+ */
+export function renderCompletedMail(i: { title: string; documentId: string; completedAt: string; signers: { name: string; email: string; signedAt: string | null }[]; branding?: Branding; locale?: Locale }): RenderedMail {
+  const b = i.branding ?? DEFAULT_BRANDING;
+  const locale = i.locale ?? DEFAULT_LOCALE;
+  const m = SIGNING_MESSAGES[locale.language].mail;
+  const subject = m.completedSubject(i.title);
+  const lead = m.completedText(i.title, i.documentId, formatDateTime(i.completedAt, locale));
+  const lines = i.signers.map((x) => m.signedLine(x.name, x.email, x.signedAt ? formatDateTime(x.signedAt, locale) : '-'));
+  const text = [lead, '', ...lines.map((l) => `- ${l}`), '', m.finalizeHint(i.documentId)].join('\n');
+  const html = layout(
+    b,
+    locale,
+    subject,
+    `<p>${escapeHtml(lead)}</p>
+<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>
+<p style="font-size:13px;color:#444">${escapeHtml(m.finalizeHint(i.documentId))}</p>`,
+  );
+  return { subject, text, html };
+}

@@ -163,6 +163,23 @@ describe('signing in the reader’s language', () => {
     expect(await again.text()).toContain('Rechazaste este documento');
   });
 
+  it('when everyone signed, the owner is told in Spanish who signed when, and how to finalize', async () => {
+    const c = await create({ notify_email: 'owner-done@example.com' }, [{ email: 'pedro@example.com', name: 'Pedro Ramírez' }]);
+    const id = c.body.data.document_id as string;
+    await send(id);
+    const t = new URL(s.url + linkOf(await mailTo('pedro@example.com'))).searchParams.get('t')!;
+    const r = await fetch(`${s.url}/sign/${id}/sign`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: 'Pedro Ramírez' }).toString() });
+    expect(r.status).toBe(200);
+    const mail = await mailTo('owner-done@example.com');
+    expect(mail.subject).toMatch(/Firmado_por_todos/);
+    const text = utf8(mail);
+    expect(text).toContain(`Todos los firmantes firmaron «Contrato de arrendamiento» (${id}); la última firma fue el `);
+    expect(text).toMatch(/Pedro Ramírez <pedro@example.com>: firmó el \d{1,2} de [a-z]+ de \d{4}/);
+    expect(text).toContain(`POST /v1/signing/documents/${id}/finalize`);
+    expect(text).toContain('<html lang="es-MX">');
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  }, 60_000);
+
   it('names the certificate cannot print are refused with 422; Latin and CJK names print as written', async () => {
     const emoji = await create({}, [{ email: 'zoe@example.com', name: 'Zoë 李小龍 😀' }]);
     expect(emoji.status).toBe(422);

@@ -24,7 +24,7 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
       summary: 'Create a signing document',
       description:
         'multipart: `document` (PDF file, required), `title` (required), `signers` (JSON array of {email, name, role, order, fields?}, required), ' +
-        '`description`, `message`, `expiry_date` (YYYY-MM-DD: open until the end of that day UTC; default 30 days), `notify_email` (where declines are mailed), `language`, `time_zone`. ' +
+        '`description`, `message`, `expiry_date` (YYYY-MM-DD: open until the end of that day UTC; default 30 days), `notify_email` (where declines and the completion, every signer signed, are mailed), `language`, `time_zone`. ' +
         `${LOCALE_TEXT} ` +
         'The PDF is judged by MuPDF and pdf-lib: truncated, damaged (repaired xref), encrypted or unparsable files are 400 `pdf_corrupted`. ' +
         `${LIMITS_TEXT} Placements outside the document are 400 \`invalid_placement\`. Status \`draft\`; costs 5 credits.`,
