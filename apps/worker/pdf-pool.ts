@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { SigningError } from '../../domain/signing/errors.ts';
 import type { PdfInfo } from '../../domain/signing/pdf.ts';
-import type { PdfEnvelope, PdfTask } from './pdf-thread.ts';
+import type { HashJob, PdfEnvelope, PdfTask } from './pdf-thread.ts';
 
 /** The thread entry module (registers tsx, then loads `./pdf-thread.ts`). */
 export const PDF_THREAD_ENTRY = fileURLToPath(new URL('./pdf-entry.mjs', import.meta.url));
@@ -125,6 +125,17 @@ export class PdfPool {
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
   }
 
+  /**
+   * Digests of byte ranges of `bytes` on a PDF thread (verify's signatures: tens of MB of SHA-256 stay off
+   * the HTTP thread). One result per job, in order.
+   * @throws SigningError `pdf_busy`, or `pdf_too_complex` past the inspect deadline
+   */
+  async hash(tenantId: string, bytes: Uint8Array, jobs: HashJob[]): Promise<Buffer[]> {
+    if (jobs.length === 0) return [];
+    const out = (await this.submit(tenantId, { op: 'hash', bytes, jobs })) as Uint8Array[];
+    return out.map((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength));
+  }
+
   /** Tasks waiting and running (for tests and benchmarks). */
   stats(): { waiting: number; running: number } {
     let waiting = 0;
@@ -202,7 +213,7 @@ export class PdfPool {
   private start(entry: Waiting): void {
     this.running += 1;
     this.runningOf.set(entry.tenantId, (this.runningOf.get(entry.tenantId) ?? 0) + 1);
-    const deadline = entry.task.op === 'inspect' ? this.inspectMs : this.renderMs;
+    const deadline = entry.task.op === 'render' ? this.renderMs : this.inspectMs;
     const controller = new AbortController();
     // The deadline runs from the moment the thread begins the task (it flags `started`), not from the post:
     // a new thread first loads tsx and MuPDF. A thread that has not begun within STARTUP_LIMIT_MS is stopped
@@ -246,7 +257,7 @@ export class PdfPool {
             entry.reject(busy(`a PDF thread did not start within ${STARTUP_LIMIT_MS} ms`));
           } else if (controller.signal.aborted) {
             entry.reject(
-              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'inspect' ? 'reading it' : 'rendering a page'} took more than ${deadline} ms of processing`, {
+              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'render' ? 'rendering a page' : 'reading it'} took more than ${deadline} ms of processing`, {
                 reason: 'time_limit',
                 operation: entry.task.op,
                 limit_ms: deadline,

@@ -1,9 +1,11 @@
 /**
- * A PDF thread of {@link PdfPool} (`./pdf-pool.ts`): runs one MuPDF task at a time, `inspect` (judge an
- * upload: `domain/signing/pdf.ts` inspectPdf) or `render` (a page to PNG: renderPagePng), and answers with an
+ * A PDF thread of {@link PdfPool} (`./pdf-pool.ts`): runs one task at a time, `inspect` (judge an upload:
+ * `domain/signing/pdf.ts` inspectPdf), `render` (a page to PNG: renderPagePng) or `hash` (the digests that
+ * `POST /v1/signing/verify` compares: byte ranges hashed in place), and answers with an
  * envelope so a coded signing error (`code`, `details`) survives the thread boundary. The pool terminates
  * this thread when a task passes its deadline: MuPDF is WebAssembly, so nothing native is left half-done.
  */
+import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { inspectPdf, loadMupdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
@@ -35,11 +37,17 @@ try {
  * deadline counts from there, so the start-up of a new thread (loading tsx, MuPDF's WebAssembly and pdf-lib,
  * seconds on a loaded machine) is not charged to the file, and it is counted in this thread's CPU time.
  */
-export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number }) & { started?: Int32Array };
+export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number } | { op: 'hash'; bytes: Uint8Array; jobs: HashJob[] }) & { started?: Int32Array };
+
+/** One digest over the concatenation of `ranges` (`[start, end)` byte offsets) of the bytes, hashed in place. */
+export interface HashJob {
+  algorithm: string;
+  ranges: [number, number][];
+}
 
 /** The answer: the result, or the failure with its signing error code when it has one. */
 export type PdfEnvelope =
-  | { ok: true; result: PdfInfo | Uint8Array }
+  | { ok: true; result: PdfInfo | Uint8Array | Uint8Array[] }
   | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
 
 export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
@@ -50,6 +58,17 @@ export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
   }
   try {
     if (task.op === 'inspect') return { ok: true, result: await inspectPdf(task.bytes) };
+    if (task.op === 'hash') {
+      const bytes = task.bytes;
+      return {
+        ok: true,
+        result: task.jobs.map((job) => {
+          const h = createHash(job.algorithm);
+          for (const [start, end] of job.ranges) h.update(bytes.subarray(start, end));
+          return new Uint8Array(h.digest());
+        }),
+      };
+    }
     const png = await renderPagePng(task.bytes, task.index, task.scale);
     return { ok: true, result: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) };
   } catch (error) {

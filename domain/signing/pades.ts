@@ -331,6 +331,26 @@ const SIGNATURE_ALGORITHMS = new Set([
 ]);
 
 /**
+ * The node:crypto name of the digest algorithm of the first signer of a CMS blob, or null when the blob is
+ * unreadable or the algorithm is not one we verify (the signature is then reported invalid without hashing).
+ */
+export function digestAlgorithmOf(cms: Buffer): string | null {
+  try {
+    const ci = pkijs.ContentInfo.fromBER(toAB(cms));
+    if (ci.contentType !== OID.signedData) return null;
+    const si = new pkijs.SignedData({ schema: ci.content }).signerInfos[0];
+    return (si && DIGESTS[si.digestAlgorithm.algorithmId]) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The key of a byte range's digest in the map {@link checkSignature} reads. */
+export function byteRangeDigestKey(algorithm: string, byteRange: readonly [number, number, number, number]): string {
+  return `${algorithm}:${byteRange.join(':')}`;
+}
+
+/**
  * Hashes the bytes a byte range covers, straight from `pdf` (two views, no copy).
  * @param algorithm a node:crypto digest name
  */
@@ -341,11 +361,12 @@ export function digestByteRange(pdf: Buffer, byteRange: readonly [number, number
 
 /**
  * Verifies one signature cryptographically (no trust decision: that is the caller's comparison of
- * certificates). The covered bytes are hashed in place ({@link digestByteRange}); `digests` caches the
- * digests by algorithm and byte range across the signatures of one file.
+ * certificates). The covered bytes are hashed in place ({@link digestByteRange}) unless `digests` already
+ * holds their digest ({@link byteRangeDigestKey}: the service computes them on a PDF thread); it also caches
+ * them across the signatures of one file.
  */
 export async function checkSignature(pdf: Buffer, sig: FoundSignature, digests: Map<string, Buffer> = new Map()): Promise<SignatureCheck> {
-  const [a, b, c, d] = sig.byteRange;
+  const [a, , c, d] = sig.byteRange;
   const coversWholeFile = a === 0 && c + d === pdf.length;
   let sd: pkijs.SignedData | null = null;
   let cert: pkijs.Certificate | null = null;
@@ -370,7 +391,7 @@ export async function checkSignature(pdf: Buffer, sig: FoundSignature, digests: 
     if (!attrs.attributes.some((x) => x.type === OID.contentType)) throw new Error('no content-type signed attribute');
     const md = attrs.attributes.find((x) => x.type === OID.messageDigest)?.values[0] as asn1js.OctetString | undefined;
     if (!md) throw new Error('no message-digest signed attribute');
-    const key = `${alg}:${a}:${b}:${c}:${d}`;
+    const key = byteRangeDigestKey(alg, sig.byteRange);
     let digest = digests.get(key);
     if (!digest) digests.set(key, (digest = digestByteRange(pdf, sig.byteRange, alg)));
     if (!digest.equals(Buffer.from(md.valueBlock.valueHexView))) throw new Error('message digest does not match the signed bytes');

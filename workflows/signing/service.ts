@@ -39,7 +39,7 @@ import {
 } from '../../domain/signing/decide.ts';
 import { auditEntries, signerView, type AuditEntry } from '../../domain/signing/audit.ts';
 import type { PdfInfo } from '../../domain/signing/pdf.ts';
-import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED, checkSignature, scanSignatures, type FoundSignature, type SignatureCheck } from '../../domain/signing/pades.ts';
+import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED, byteRangeDigestKey, checkSignature, digestAlgorithmOf, scanSignatures, type FoundSignature, type SignatureCheck } from '../../domain/signing/pades.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
@@ -70,6 +70,8 @@ export interface SigningDeps {
   pdf: {
     inspect(tenantId: string, bytes: Uint8Array): Promise<PdfInfo>;
     render(tenantId: string, bytes: Uint8Array, index: number, scale: number): Promise<Buffer>;
+    /** Digests of byte ranges (`[start, end)`, concatenated) of `bytes`, one per job: verify's hashing. */
+    hash(tenantId: string, bytes: Uint8Array, jobs: { algorithm: string; ranges: [number, number][] }[]): Promise<Buffer[]>;
   };
   /** HMAC key of preview URLs. */
   linkKey: () => Buffer;
@@ -538,7 +540,8 @@ export function createSigningService(deps: SigningDeps) {
     /**
      * `POST /v1/signing/verify`: was this PDF sealed by this service, which document, unmodified since?
      * At most {@link MAX_SIGNATURES_EXAMINED} signatures are examined, and hashing stops at
-     * {@link MAX_HASHED_FILE_MULTIPLE} times the file's size; the covered bytes are hashed in place.
+     * {@link MAX_HASHED_FILE_MULTIPLE} times the file's size; the covered bytes are hashed in place, on a PDF
+     * thread (`deps.pdf.hash`), never copied per signature.
      * `signed_by_service` is true only for a signature that verifies with the service's certificate; one
      * that names that certificate but does not verify (a tampered file, a seal copied into another PDF) is
      * reported by `invalid_service_signature` and never identifies a document.
@@ -546,23 +549,44 @@ export function createSigningService(deps: SigningDeps) {
     async verify(tenantId: string, pdf: Buffer) {
       const identity = deps.identity();
       const scan = scanSignatures(pdf);
-      const digests = new Map<string, Buffer>();
+      // Which signatures are examined, within the hashing budget; then every digest they need (their byte
+      // ranges, the revisions they sign, the file) in one task on a PDF thread, off the HTTP thread.
       const budget = MAX_HASHED_FILE_MULTIPLE * pdf.length;
-      let hashed = 0;
-      const checked: { c: SignatureCheck; s: FoundSignature }[] = [];
+      let hashed = pdf.length;
+      const jobs = new Map<string, { algorithm: string; ranges: [number, number][] }>();
+      const job = (key: string, algorithm: string, ranges: [number, number][]) => {
+        if (jobs.has(key)) return 0;
+        jobs.set(key, { algorithm, ranges });
+        return ranges.reduce((n, [from, to]) => n + to - from, 0);
+      };
+      job('file', 'sha256', [[0, pdf.length]]);
+      const examined: FoundSignature[] = [];
       for (const sig of scan.signatures) {
         const [a, b, c, d] = sig.byteRange;
-        const cost = digests.has(`sha256:${a}:${b}:${c}:${d}`) ? 0 : b + d;
-        if (hashed + cost > budget) break;
+        const algorithm = digestAlgorithmOf(sig.cms);
+        const planned = new Map(jobs);
+        let cost = 0;
+        if (algorithm) cost += job(byteRangeDigestKey(algorithm, sig.byteRange), algorithm, [[a, a + b], [c, c + d]]);
+        cost += job(`revision:${c + d}`, 'sha256', [[0, c + d]]);
+        if (hashed + cost > budget) {
+          jobs.clear();
+          for (const [k, v] of planned) jobs.set(k, v);
+          break;
+        }
         hashed += cost;
-        checked.push({ s: sig, c: await checkSignature(pdf, sig, digests) });
+        examined.push(sig);
       }
+      const keys = [...jobs.keys()];
+      const results = await deps.pdf.hash(tenantId, pdf, [...jobs.values()]);
+      const digestOf = new Map(keys.map((k, i) => [k, results[i]!]));
+      const checked: { c: SignatureCheck; s: FoundSignature }[] = [];
+      for (const sig of examined) checked.push({ s: sig, c: await checkSignature(pdf, sig, digestOf) });
       const withOurCertificate = checked.filter((x) => x.c.signerCertificateSha256 === identity.certificateSha256);
       const ours = withOurCertificate.filter((x) => x.c.valid);
-      const fileHash = sha256(pdf);
+      const fileHash = digestOf.get('file')!.toString('hex');
       const lastValid = ours.at(-1);
       const last = lastValid ?? withOurCertificate.at(-1);
-      const revisionHash = lastValid ? sha256(pdf.subarray(0, lastValid.s.byteRange[2] + lastValid.s.byteRange[3])) : null;
+      const revisionHash = lastValid ? digestOf.get(`revision:${lastValid.s.byteRange[2] + lastValid.s.byteRange[3]}`)!.toString('hex') : null;
       const col = await signingDocuments(deps.readModels);
       let doc: SigningDocumentDoc | null = null;
       let variant: string | null = null;
