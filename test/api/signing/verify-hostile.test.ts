@@ -1,5 +1,6 @@
 /**
  * `POST /v1/signing/verify` against hostile files, over HTTP (issue 31, items 2 and 7):
+ * - the seal's field is named apart from a field of the upload already called Signature1 (item 8);
  * - our CMS seal, taken from a document finalized through the API and copied into a PDF of the test's own
  *   with a whole-file `/ByteRange`, is not vouched for: `signed_by_service` false, `invalid_service_signature`
  *   true, no document named (pdfsig also refuses it);
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { haveValidators, makePdf, pdfsig, qpdfCheck } from '../../helpers/signing.ts';
 import { pdfWithCopiedSignature } from '../../helpers/hostile-pdf.ts';
+import { PDFDocument } from 'pdf-lib';
 import { findSignatures } from '../../../domain/signing/pades.ts';
 import { signingCapability } from '../../../apps/capabilities/signing.ts';
 
@@ -30,7 +32,10 @@ beforeAll(async () => {
   await s.setLimits(t.tenantId, null, null);
   // A document finalized through the API: its sealed PDF carries the service's real seal.
   const form = new FormData();
-  form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'c.pdf');
+  // The upload has a text field already named Signature1 (the placeholder library's fixed name for the seal).
+  const withField = await PDFDocument.load(await makePdf(1));
+  withField.getForm().createTextField('Signature1').addToPage(withField.getPage(0), { x: 50, y: 100, width: 150, height: 20 });
+  form.set('document', new Blob([new Uint8Array(await withField.save())], { type: 'application/pdf' }), 'c.pdf');
   form.set('title', 'Contrato');
   form.set('signers', JSON.stringify([{ email: 'ana@example.com', name: 'Ana' }]));
   const created = (await (await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key })).json()) as any;
@@ -64,6 +69,21 @@ describe('verify never vouches for a copied seal', () => {
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ signed_by_service: true, invalid_service_signature: false, signature_valid: true, signatures_found: 1, signatures_examined: 1, unmodified: true });
     expect(r.body.data.document.document_id).toBe(docId);
+  });
+
+  it('the seal\'s field is named apart from the document\'s own fields (a text field was already Signature1)', async () => {
+    const names = (await PDFDocument.load(sealed)).getForm().getFields().map((f) => f.getName());
+    expect(names).toEqual(['Signature1', 'Signature2']);
+    if (haveValidators()) {
+      const file = join(tmp, 'sealed.pdf');
+      writeFileSync(file, sealed);
+      const out = pdfsig(file);
+      expect(out).toContain('Signature #1');
+      expect(out).not.toContain('Signature #2');
+      expect(out).toContain('Signature Field Name: Signature2');
+      expect(out).toContain('Signature Validation: Signature is Valid.');
+      expect(out).toContain('Total document signed');
+    }
   });
 
   it('our seal copied into another PDF with a whole-file /ByteRange: not signed_by_service; invalid_service_signature says it carries our certificate', async () => {
