@@ -5,7 +5,7 @@
  * under the master key, `infra/privacy/data-keys.ts`): an adapter only stores bytes and never sees a key
  * in clear. Destroying a subject's keys erases its sealed fields everywhere the log is copied.
  *
- * Embedded adapter: `infra/key-store/sqlite` (`DATA_DIR/keys.sqlite`, a file of its own so it is backed up
+ * Embedded adapter: `infra/key-store/sqlite` (`DATA_DIR/keys/keys.sqlite`, a file of its own so it is backed up
  * apart from the log); scaled out: `infra/key-store/postgres`. Every adapter passes
  * `test/contract/key-store.contract.ts`.
  */

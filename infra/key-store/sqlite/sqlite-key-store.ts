@@ -15,7 +15,7 @@ interface Row {
 const live = (r: Row): WrappedKey => ({ keyRef: r.key_ref, subject: r.subject, wrapped: r.wrapped!, masterId: r.master_id!, createdAt: r.created_at });
 
 /**
- * Embedded key store: the table `data_keys` in its own SQLite file (`DATA_DIR/keys.sqlite`, WAL), apart
+ * Embedded key store: the table `data_keys` in its own SQLite file (`DATA_DIR/keys/keys.sqlite`, WAL), apart
  * from the event log so the two are backed up apart (docs/operations.md).
  *
  * Destruction must leave no copy of the wrapped key in the file: `secure_delete` makes SQLite overwrite
