@@ -10,8 +10,9 @@
  * legitimate file; wall time capped at {@link WALL_FACTOR} times it), and PDFs never compete with inference. The bytes also stay in the process (no 10 MB
  * message through Redis or a claim check for a synchronous upload).
  *
- * Scheduling: tasks wait in one queue per tenant and are started round-robin across tenants, a tenant
- * running at most half the threads (at least one) while others wait, so a tenant uploading costly files
+ * Scheduling: tasks wait in one queue per tenant; the next task is the one of the waiting tenant served
+ * longest ago (round-robin across tenants), a tenant running at most half the threads (at least one) while
+ * others wait, so a tenant uploading costly files
  * delays its own work, not other tenants'. A tenant with {@link PdfPoolOptions.maxWaitingPerTenant} tasks
  * waiting, or a task not started within `waitMs`, is refused with `pdf_busy` (503, Retry-After).
  */
@@ -91,8 +92,11 @@ export class PdfPool {
   private readonly workerFile: string;
   private pool: Piscina | null = null;
   private readonly queues = new Map<string, Waiting[]>();
-  /** Tenants with waiting tasks, in round-robin order. */
+  /** Tenants with waiting tasks. */
   private readonly ring: string[] = [];
+  /** Start order of each tenant's last task (forgotten once it has nothing waiting or running). */
+  private readonly lastStarted = new Map<string, number>();
+  private startSeq = 0;
   private readonly runningOf = new Map<string, number>();
   private running = 0;
   private closed = false;
@@ -191,21 +195,23 @@ export class PdfPool {
     if (i >= 0) this.ring.splice(i, 1);
   }
 
-  /** Starts waiting tasks round-robin across tenants while threads are free. */
+  /**
+   * Starts waiting tasks while threads are free: next is the waiting tenant whose last task started longest
+   * ago (or never), skipping one already running its share of the threads while others wait.
+   */
   private pump(): void {
-    let skipped = 0;
-    while (this.running < this.threads && this.ring.length > 0 && skipped < this.ring.length) {
-      const tenantId = this.ring.shift()!;
-      this.ring.push(tenantId);
+    while (this.running < this.threads && this.ring.length > 0) {
       const othersWaiting = this.ring.length > 1;
-      if (othersWaiting && (this.runningOf.get(tenantId) ?? 0) >= this.perTenantRunning) {
-        skipped += 1;
-        continue;
+      let pick: string | null = null;
+      for (const tenantId of this.ring) {
+        if (othersWaiting && (this.runningOf.get(tenantId) ?? 0) >= this.perTenantRunning) continue;
+        if (pick === null || (this.lastStarted.get(tenantId) ?? -1) < (this.lastStarted.get(pick) ?? -1)) pick = tenantId;
       }
-      skipped = 0;
-      const entry = this.queues.get(tenantId)!.shift()!;
-      this.dropIfEmpty(tenantId);
+      if (pick === null) return;
+      const entry = this.queues.get(pick)!.shift()!;
+      this.dropIfEmpty(pick);
       clearTimeout(entry.timer);
+      this.lastStarted.set(pick, ++this.startSeq);
       this.start(entry);
     }
   }
@@ -244,41 +250,45 @@ export class PdfPool {
     });
     // An aborted task's thread is terminated by piscina (and replaced on the next task).
     this.pool ??= new Piscina({ filename: this.workerFile, minThreads: 0, maxThreads: this.threads, idleTimeout: 60_000, maxQueue: 'auto' });
-    this.pool
-      .run({ ...entry.task, started }, { signal: controller.signal })
-      .then(
-        (envelope: PdfEnvelope) => {
-          if (envelope.ok) entry.resolve(envelope.result);
-          else if (envelope.code) entry.reject(new SigningError(envelope.code as never, envelope.message, envelope.details ?? {}));
-          else entry.reject(new SigningError('pdf_corrupted', `The file is not a usable PDF: ${envelope.message.slice(0, 160)}`, { reason: 'processing failed' }));
-        },
-        (error: unknown) => {
-          if (controller.signal.aborted && !beganRunning) {
-            entry.reject(busy(`a PDF thread did not start within ${STARTUP_LIMIT_MS} ms`));
-          } else if (controller.signal.aborted) {
-            entry.reject(
-              new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'render' ? 'rendering a page' : 'reading it'} took more than ${deadline} ms of processing`, {
-                reason: 'time_limit',
-                operation: entry.task.op,
-                limit_ms: deadline,
-              }),
-            );
-          } else {
-            entry.reject(new SigningError('pdf_busy', 'The PDF could not be processed now; try again later', { reason: (error as Error)?.message?.slice(0, 160) ?? 'thread failed' }));
-          }
-        },
-      )
-      .finally(() => {
-        done = true;
-        clearInterval(timer);
-        // wake the start-up wait if the task ended without flagging (a thread that died while loading)
-        Atomics.notify(started, 0);
-        this.running -= 1;
-        const n = (this.runningOf.get(entry.tenantId) ?? 1) - 1;
-        if (n > 0) this.runningOf.set(entry.tenantId, n);
-        else this.runningOf.delete(entry.tenantId);
+    // The thread's slot is given back before the caller hears the answer, so a caller that submits again
+    // at once finds it free.
+    const release = () => {
+      done = true;
+      clearInterval(timer);
+      // wake the start-up wait if the task ended without flagging (a thread that died while loading)
+      Atomics.notify(started, 0);
+      this.running -= 1;
+      const n = (this.runningOf.get(entry.tenantId) ?? 1) - 1;
+      if (n > 0) this.runningOf.set(entry.tenantId, n);
+      else this.runningOf.delete(entry.tenantId);
+      if (n <= 0 && !this.queues.has(entry.tenantId)) this.lastStarted.delete(entry.tenantId);
+    };
+    this.pool.run({ ...entry.task, started }, { signal: controller.signal }).then(
+      (envelope: PdfEnvelope) => {
+        release();
+        if (envelope.ok) entry.resolve(envelope.result);
+        else if (envelope.code) entry.reject(new SigningError(envelope.code as never, envelope.message, envelope.details ?? {}));
+        else entry.reject(new SigningError('pdf_corrupted', `The file is not a usable PDF: ${envelope.message.slice(0, 160)}`, { reason: 'processing failed' }));
         this.pump();
-      });
+      },
+      (error: unknown) => {
+        release();
+        if (controller.signal.aborted && !beganRunning) {
+          entry.reject(busy(`a PDF thread did not start within ${STARTUP_LIMIT_MS} ms`));
+        } else if (controller.signal.aborted) {
+          entry.reject(
+            new SigningError('pdf_too_complex', `The PDF is too costly to process: ${entry.task.op === 'render' ? 'rendering a page' : 'reading it'} took more than ${deadline} ms of processing`, {
+              reason: 'time_limit',
+              operation: entry.task.op,
+              limit_ms: deadline,
+            }),
+          );
+        } else {
+          entry.reject(new SigningError('pdf_busy', 'The PDF could not be processed now; try again later', { reason: (error as Error)?.message?.slice(0, 160) ?? 'thread failed' }));
+        }
+        this.pump();
+      },
+    );
   }
 }
 

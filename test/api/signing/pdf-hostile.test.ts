@@ -100,6 +100,14 @@ describe('costly PDFs: a clear 422, and other tenants keep their latency', () =>
     expect(slowestMs).toBeLessThan(1_000);
   }, 60_000);
 
+  it('the same huge page drawing its line 400,000 times (22 KB; 20 minutes of silence before): 422 pdf_too_complex at intake', async () => {
+    const pdf = hugePagePdf(400_000);
+    expect(pdf.length).toBeLessThan(64 * 1024);
+    const r = await upload(pdf);
+    expect(r.status, JSON.stringify(r.body)).toBe(422);
+    expect(r.body.error).toMatchObject({ code: 'pdf_too_complex', details: { reason: 'content_size' } });
+  }, 60_000);
+
   it('a huge page drawing one wide line 2,000 times: accepted (cheap to read), its page image is a 422 past the render deadline, remembered', async () => {
     const pdf = hugePagePdf(2_000);
     validPdfFile('huge.pdf', pdf);
