@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EmbeddedVectorIndex } from '../../infra/vector-index/embedded/index.ts';
 import { InvalidVectorQueryError } from '../../infra/ports/vector-index.ts';
 import { randomUnit, rng, vectorIndexContract } from './vector-index.contract.ts';
+import { f16Window, f32Window, scanDirs, type Needle } from '../helpers/byte-scan.ts';
 
 vectorIndexContract('embedded (usearch HNSW + SQLite)', async ({ dimensions }) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
@@ -73,6 +74,50 @@ describe('embedded vector index: storage', () => {
       expect((await c.search('tenant/ü', vs[9]!.vector, { k: 300 })).map((m) => m.id)).not.toContain('v9');
       await c.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a deleted vector leaves every file: the SQLite file, its WAL and the f16 snapshot (issue 28)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vi-'));
+    const opened: EmbeddedVectorIndex[] = [];
+    const open = () => {
+      const i = new EmbeddedVectorIndex({ dir, dimensions: 64, exactBelow: 8 });
+      opened.push(i);
+      return i;
+    };
+    try {
+      const rand = rng(13);
+      const vs = Array.from({ length: 40 }, (_, i) => ({ id: `v${i}`, vector: randomUnit(64, rand) }));
+      const needles = (n: number): Needle[] => [
+        { name: `v${n} f32`, bytes: f32Window(vs[n]!.vector, 20, 16) },
+        { name: `v${n} f16`, bytes: f16Window(vs[n]!.vector, 20, 16) },
+      ];
+      const a = open();
+      await a.upsert('t', vs);
+      await a.close();
+      // Positive control: both renderings are found while the vector is enrolled (f16 in the snapshot).
+      expect(scanDirs([dir], needles(9)).map((h) => h.needle).sort()).toEqual(['v9 f16', 'v9 f32']);
+      const b = open();
+      expect((await b.search('t', vs[9]!.vector, { k: 1 }))[0]!.id).toBe('v9'); // loads the snapshot
+      expect(await b.delete('t', ['v9'])).toBe(1);
+      // While the handle is open (WAL, free pages) and after it closed: gone; the other vectors stay.
+      expect(scanDirs([dir], needles(9))).toEqual([]);
+      await b.close();
+      expect(scanDirs([dir], needles(9))).toEqual([]);
+      const c = open();
+      expect((await c.search('t', vs[9]!.vector, { k: 40 })).map((m) => m.id)).not.toContain('v9');
+      await c.close(); // the graph rebuilt from the rows is saved again, without v9
+      expect(readdirSync(path.join(dir, 'hnsw')).filter((f) => f.endsWith('.usearch'))).toHaveLength(1);
+      expect(scanDirs([dir], needles(9))).toEqual([]);
+      expect(scanDirs([dir], needles(10)).map((h) => h.needle).sort()).toEqual(['v10 f16', 'v10 f32']);
+      // dropNamespace forgets the bytes too.
+      const d = open();
+      await d.dropNamespace('t');
+      expect(scanDirs([dir], needles(10))).toEqual([]);
+      await d.close();
+    } finally {
+      for (const i of opened) await i.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -10,6 +10,13 @@
  * - `hnsw/<hex(ns)>.usearch`: graph snapshots written on `close()`; loaded when `snap_gen == gen`,
  *   otherwise the graph is rebuilt from the SQLite rows (a crash never loses vectors, only the snapshot).
  *
+ * Deletion forgets the bytes (issue 28, docs/privacy.md "Raw bytes"): SQLite runs with `secure_delete`
+ * (freed cells and pages are overwritten with zeros) and a deletion ends with `wal_checkpoint(TRUNCATE)`,
+ * so neither `vectors.sqlite` nor its WAL keeps a deleted vector; the namespace's snapshot is overwritten
+ * with zeros and removed, and a graph that had vectors removed is not saved on `close()` (usearch's
+ * `remove` only marks a node, and `save` writes its f16 bytes still): the next start rebuilds the graph
+ * from the rows and saves that clean graph on its own `close()`.
+ *
  * Isolation: each namespace has its own graph and its own SQL rows, and every query names the namespace
  * in the graph lookup and the SQL `WHERE`; a query can never reach another namespace's vectors.
  *
@@ -20,7 +27,7 @@
  * queries select the matching ids through `payload_kv` inside the namespace and score them exactly.
  * Namespaces smaller than `exactBelow` are always searched exactly.
  */
-import { mkdirSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import usearch from 'usearch';
@@ -59,6 +66,8 @@ interface Namespace {
   keyToId: Map<number, string>;
   gen: number;
   dirty: boolean;
+  /** The graph still holds the bytes of removed nodes (usearch marks them): never saved as a snapshot. */
+  holdsRemoved: boolean;
 }
 
 interface Row {
@@ -155,6 +164,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // A deleted vector's bytes are overwritten in the file and the WAL (see the module comment). Cost:
+    // zeros written over freed space on deletes and replacements only.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS ns_meta (ns TEXT PRIMARY KEY, gen INTEGER NOT NULL, snap_gen INTEGER NOT NULL, next_key INTEGER NOT NULL);
@@ -229,7 +241,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       try {
         graph.load(snap);
         for (const r of this.st.allKeys.iterate(ns) as IterableIterator<{ id: string; key: number }>) keyToId.set(r.key, r.id);
-        if (graph.size() === keyToId.size) return { index: graph, keyToId, gen: meta.gen, dirty: false };
+        if (graph.size() === keyToId.size) return { index: graph, keyToId, gen: meta.gen, dirty: false, holdsRemoved: false };
       } catch {
         // A torn or foreign snapshot: fall through and rebuild from the rows.
       }
@@ -256,7 +268,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       if (n === batch) flush();
     }
     flush();
-    return { index: fresh, keyToId, gen: meta?.gen ?? 0, dirty: true };
+    return { index: fresh, keyToId, gen: meta?.gen ?? 0, dirty: true, holdsRemoved: false };
   }
 
   async upsert(namespace: string, records: readonly VectorRecord[]): Promise<void> {
@@ -304,6 +316,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
       space.index.remove(BigInt(k));
       space.keyToId.delete(k);
     }
+    if (removedKeys.length > 0) space.holdsRemoved = true;
     const dim = this.opts.dimensions;
     const keys = new BigUint64Array(added.length);
     const mat = new Float32Array(added.length * dim);
@@ -335,18 +348,21 @@ export class EmbeddedVectorIndex implements VectorIndex {
     });
     const genBefore = space.gen;
     tx();
-    if (removed.length > 0 && (this.metaOf(namespace)?.gen ?? 0) !== genBefore + 1) {
+    if (removed.length === 0) return 0;
+    const genAfter = this.metaOf(namespace)?.gen ?? 0;
+    if (genAfter !== genBefore + 1) {
       this.spaces.delete(namespace);
+      await this.forgetBytes(namespace);
       return removed.length;
     }
     for (const k of removed) {
       space.index.remove(BigInt(k));
       space.keyToId.delete(k);
     }
-    if (removed.length > 0) {
-      space.gen = genBefore + 1;
-      space.dirty = true;
-    }
+    space.gen = genBefore + 1;
+    space.dirty = true;
+    space.holdsRemoved = true;
+    await this.forgetBytes(namespace);
     return removed.length;
   }
 
@@ -360,7 +376,24 @@ export class EmbeddedVectorIndex implements VectorIndex {
     });
     tx();
     this.spaces.delete(namespace);
-    rmSync(this.snapshotPath(namespace), { force: true });
+    await this.forgetBytes(namespace);
+  }
+
+  /**
+   * After a deletion: the namespace's snapshot (which held the deleted vectors in f16) is overwritten with
+   * zeros and removed, and the WAL is checkpointed and truncated, so no file under `dir` keeps a deleted
+   * vector (with `secure_delete` the database file's freed space is zeroed already). A checkpoint that
+   * another connection's open read keeps from finishing is retried for up to about a second; if it still
+   * cannot reset the WAL, the next checkpoint (the next deletion or SQLite's automatic one after 1000
+   * pages) overwrites those frames.
+   */
+  private async forgetBytes(namespace: string): Promise<void> {
+    shredFile(this.snapshotPath(namespace));
+    for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
+      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (!r || r.busy === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   async search(
@@ -425,7 +458,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
     this.closed = true;
     for (const [ns, space] of this.spaces) {
       const meta = this.metaOf(ns);
-      if (!meta || meta.gen !== space.gen || !space.dirty || space.keyToId.size === 0) continue;
+      // A graph holding removed nodes would write their bytes: the next start rebuilds it from the rows.
+      if (!meta || meta.gen !== space.gen || !space.dirty || space.holdsRemoved || space.keyToId.size === 0) continue;
       const file = this.snapshotPath(ns);
       try {
         space.index.save(`${file}.tmp`);
@@ -447,6 +481,28 @@ function toMatch(r: Row, score: number): VectorMatch {
 function topK(matches: VectorMatch[], k: number): VectorMatch[] {
   matches.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return matches.slice(0, k);
+}
+
+/**
+ * Overwrites the file at `file` (when present) with zeros, flushes it and removes it. On a copy-on-write
+ * file system or an SSD's remapped blocks the device may still hold the old blocks; the files no longer do.
+ */
+export function shredFile(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r+');
+  } catch {
+    return; // absent
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const zeros = Buffer.alloc(Math.min(size, 1 << 20));
+    for (let at = 0; at < size; at += zeros.length) writeSync(fd, zeros, 0, Math.min(zeros.length, size - at), at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  rmSync(file, { force: true });
 }
 
 /** Opens (creating when absent) the embedded vector index under `options.dir`. */
