@@ -290,6 +290,9 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/mex/curp/validate': 'validateCurp',
   'POST /v1/privacy/erasures': 'createPrivacyErasure',
   'GET /v1/privacy/erasures/{erasureId}': 'getPrivacyErasure',
+  'GET /v1/privacy/retention': 'getPrivacyRetention',
+  'PUT /v1/privacy/retention': 'setPrivacyRetention',
+  'POST /v1/privacy/offboarding': 'offboardTenant',
 };
 
 /** `get` + `/v1/usage/export/{export_id}` -> `getV1UsageExportByExportId`: the fallback for a route missing from {@link OPERATION_IDS}. */

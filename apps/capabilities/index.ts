@@ -19,6 +19,7 @@ import { usageCapability } from './usage.ts';
 import { fingerprintCapability } from './fingerprint.ts';
 import { deploymentsCapability } from './deployments.ts';
 import { privacyCapability } from './privacy.ts';
+import { privacyRetentionCapability } from './privacy-retention.ts';
 
 export const capabilities: readonly AnyCapability[] = [
   platformCapability,
@@ -33,6 +34,7 @@ export const capabilities: readonly AnyCapability[] = [
   fingerprintCapability,
   deploymentsCapability,
   privacyCapability,
+  privacyRetentionCapability,
 ];
 
 /** The projections of `list`, in order (what the runner applies and `cli replay` rebuilds). */

@@ -18,6 +18,9 @@
  *   --help, -h (after any command, or alone)                         -> the command's usage (apps/cli/help.ts)
  *   privacy rotate-master-key                                         -> {"master_key_id","rewrapped","source"} (docs/privacy.md)
  *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
+ *   privacy retention --tenant ID [--biometric-days N|none|plan] [--documents-days ...] [--signed-documents-days ...] [--usage-ip-days ...]
+ *                                                                     -> the retention view (docs/privacy.md, "Retention")
+ *   tenant offboard --tenant ID                                       -> the off-boarding receipt (docs/privacy.md, "Tenant off-boarding")
  *                                                                        (exit 2 when the hash chain does not verify)
  */
 import { parseArgs } from 'node:util';
@@ -36,6 +39,9 @@ import { migratePostgres } from '../../infra/postgres/migrate.ts';
 import { rotateMasterKey } from './privacy.ts';
 import { DASHBOARD_LINK_MINUTES, dashboardLinkStream, issueDashboardLink } from '../../domain/usage/dashboard-links.ts';
 import { cliHelp } from './help.ts';
+import { RetentionError, getRetention, setRetention, validateRetentionChange } from '../../domain/privacy/retention.ts';
+import { offboardTenant } from '../../domain/privacy/offboarding.ts';
+import { privacyRetentionCapability } from '../capabilities/privacy-retention.ts';
 
 class UsageError extends Error {}
 
@@ -71,6 +77,10 @@ function parseCli(argv: string[]) {
         reason: { type: 'string' },
         document: { type: 'string' },
         minutes: { type: 'string' },
+        'biometric-days': { type: 'string' },
+        'documents-days': { type: 'string' },
+        'signed-documents-days': { type: 'string' },
+        'usage-ip-days': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -161,6 +171,30 @@ async function main(argv: string[]): Promise<void> {
         const report = await ProjectionRunner.replay(store, projectionsOf(platform.capabilities), { store: platform.readModels, vectorIndex: platform.vectorIndex });
         return out({ ...report, seconds: Math.round(performance.now() - t0) / 1000 });
       }
+      case 'privacy retention': {
+        const tenantId = need('tenant');
+        const plan = (await loadTenant(store, tenantId)).plan;
+        const days = (v: string): number | null | 'plan' => (v === 'none' ? null : v === 'plan' ? 'plan' : Number(v));
+        const raw: Record<string, unknown> = {};
+        for (const [option, field] of [['biometric-days', 'biometric_templates_days'], ['documents-days', 'documents_days'], ['signed-documents-days', 'signed_documents_days'], ['usage-ip-days', 'usage_ip_days']] as const) {
+          const v = values[option];
+          if (typeof v === 'string') raw[field] = days(v);
+        }
+        if (!Object.keys(raw).length) return out(await getRetention(store, tenantId, plan));
+        let change;
+        try {
+          change = validateRetentionChange(raw);
+        } catch (error) {
+          if (error instanceof RetentionError) throw new UsageError(`${error.message} (none = until deleted)`);
+          throw error;
+        }
+        return out(await setRetention(store, { tenantId, plan, change, now: Date.now() }));
+      }
+      case 'tenant offboard': {
+        const tenantId = need('tenant');
+        const plan = (await loadTenant(store, tenantId)).plan;
+        return out(await offboardTenant(platform.use(privacyRetentionCapability).offboarding, { tenantId, plan }));
+      }
       case 'signing audit': {
         const report = await exportAudit(store, need('document'));
         if (!report) throw new UsageError(`no signing document ${values.document}`);
@@ -170,7 +204,7 @@ async function main(argv: string[]): Promise<void> {
       }
       default:
         throw new UsageError(
-          'usage: cli tenant create|plan|limits|locale, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit (see apps/cli/cli.ts)',
+          'usage: cli tenant create|plan|limits|locale|offboard, key create|revoke, credits grant, replay, migrate, dashboard link, signing audit, privacy retention|rotate-master-key (see apps/cli/cli.ts)',
         );
     }
   } finally {

@@ -32,6 +32,13 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     summary: "Sets the language and time zone of a tenant's signing pages and e-mails (default es, America/Mexico_City).",
     prints: '{"tenant_id","language","time_zone"}',
   },
+  {
+    name: 'tenant offboard',
+    usage: '--tenant ID',
+    summary:
+      "Erases all of a tenant's personal data (docs/privacy.md, \"Tenant off-boarding\"): every face and fingerprint subject crypto-shredded, every signing document and file deleted, usage IP addresses truncated, every API key revoked. Cannot be undone.",
+    prints: '{"offboarding_id","tenant_id","status","requested_at","completed_at","erased"}',
+  },
   { name: 'key create', usage: '--tenant ID --permissions read,write[,admin] [--test] [--name NAME]', summary: 'Issues an API key (sk_live_..., or sk_test_... with --test); the key is shown once.', prints: '{"key","key_id"}' },
   { name: 'key revoke', usage: '--key-id ID', summary: 'Revokes an API key; the server refuses it within a second.', prints: '{"key_id","tenant_id","revoked":true}' },
   { name: 'credits grant', usage: '--tenant ID --amount N [--reason TEXT]', summary: 'Adds purchased credits to a tenant.', prints: '{"tenant_id","granted","available_credits"}' },
@@ -42,6 +49,13 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     usage: '',
     summary: 'Re-wraps every crypto-shredding data key under a new master key (docs/privacy.md, "Master key rotation").',
     prints: '{"master_key_id","rewrapped","source"}',
+  },
+  {
+    name: 'privacy retention',
+    usage: '--tenant ID [--biometric-days N|none|plan] [--documents-days N|none|plan] [--signed-documents-days N|none|plan] [--usage-ip-days N|none|plan]',
+    summary:
+      "Shows a tenant's retention periods, or sets the ones named: days (1-36500), none (kept until deleted) or plan (the plan's default). A daily sweep erases what outlived them (docs/privacy.md, \"Retention\").",
+    prints: '{"plan","settings","defaults","overridden","last_sweep","usage_ips_truncated_before"}',
   },
   { name: 'replay', usage: '', summary: 'Rebuilds every read model from the event log (run it with the server stopped).', prints: '{"events","projections","seconds"}' },
   { name: 'migrate', usage: '', summary: 'Creates or upgrades the PostgreSQL schema of the scaled-out adapters (DATABASE_URL).', prints: '{"database","schema","event_store"}' },

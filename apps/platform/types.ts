@@ -120,7 +120,7 @@ export interface Platform {
 /** The capabilities (bounded contexts) of the product, including those still to come. */
 export type CapabilityName =
   | 'platform' | 'face' | 'face-matching' | 'ocr' | 'email' | 'registry' | 'webhooks'
-  | 'signing' | 'usage' | 'deployments' | 'fingerprint' | 'privacy';
+  | 'signing' | 'usage' | 'deployments' | 'fingerprint' | 'privacy' | 'privacy-retention';
 
 /** Registers a capability's HTTP routes on the edge, with the capability's use cases. */
 export type RouteRegistration<S> = (app: ApiApp, platform: Platform, useCases: S) => void | Promise<void>;

@@ -109,3 +109,30 @@ export function nextResetUnix(epochMs: number): number {
   const d = new Date(epochMs);
   return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000);
 }
+
+/**
+ * Default retention periods of personal data per plan (issue 28, item 5; docs/privacy.md, "Retention"),
+ * in days; `null` = kept until the tenant deletes it. A tenant's admin changes them with
+ * `PUT /v1/privacy/retention` or `npm run cli -- privacy retention`.
+ * - `biometricTemplatesDays`: face and fingerprint templates, counted from a subject's latest enrolment.
+ * - `documentsDays`: signing uploads, page images and drawn signature images, counted from the end of the
+ *   document (finalization, expiry or cancellation); the sealed final PDFs are not covered.
+ * - `signedDocumentsDays`: finalized signing documents (the whole document), counted from finalization.
+ *   Ten years by default: the Código de Comercio (art. 38) asks merchants to keep commercial records that long.
+ * - `usageIpDays`: the client IP addresses of usage rows are truncated (IPv4 to its /24, IPv6 to its /48)
+ *   after this many days; 90 on every plan (issue 28).
+ */
+export interface PlanRetention {
+  biometricTemplatesDays: number | null;
+  documentsDays: number | null;
+  signedDocumentsDays: number | null;
+  usageIpDays: number | null;
+}
+
+/** {@link PlanRetention} of each plan. */
+export const PLAN_RETENTION: Record<PlanName, PlanRetention> = {
+  free: { biometricTemplatesDays: 365, documentsDays: 30, signedDocumentsDays: 3650, usageIpDays: 90 },
+  basic: { biometricTemplatesDays: null, documentsDays: 90, signedDocumentsDays: 3650, usageIpDays: 90 },
+  pro: { biometricTemplatesDays: null, documentsDays: 365, signedDocumentsDays: 3650, usageIpDays: 90 },
+  enterprise: { biometricTemplatesDays: null, documentsDays: 365, signedDocumentsDays: 3650, usageIpDays: 90 },
+};

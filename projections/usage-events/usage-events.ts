@@ -2,6 +2,8 @@ import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
 import { USAGE_EVENT_TYPES, callsOfBatch, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../projection.ts';
+import { USAGE_IPS_TRUNCATED, type UsageIpsTruncated } from '../../domain/privacy/retention.ts';
+import { isTruncatedIp, truncateIp } from '../../domain/privacy/ip-truncation.ts';
 
 /** One row per API call, the shape of the spec's usage "Stats record" plus tenant and credits. */
 export interface UsageRecord extends Record<string, unknown> {
@@ -21,6 +23,8 @@ export interface UsageRecord extends Record<string, unknown> {
   user_agent: string | null;
   credits_charged: number;
   request_id: string;
+  /** The row's key ({@link callKey}), so a retention truncation can rewrite the row (absent on rows projected before it was kept). */
+  row_key?: string;
 }
 
 export const USAGE_COLLECTION = 'usage_events';
@@ -91,23 +95,44 @@ function positionKey(event: RecordedEvent): string {
 export const usageEventsProjection: Projection = {
   name: 'usage-events',
   collections: [USAGE_COLLECTION],
-  eventTypes: [...USAGE_EVENT_TYPES],
+  eventTypes: [...USAGE_EVENT_TYPES, USAGE_IPS_TRUNCATED],
   // A batch event holds up to 1,000 calls (the recorder's maxBatch): 500 events bound a batch's memory (500,000 calls at most).
   batchSize: 500,
   async apply(events: readonly RecordedEvent[], { store }) {
     const c = await usageEventsCollection(store);
     const rows: Array<readonly [string, UsageRecord]> = [];
     for (const e of events) {
-      if (e.type === 'ApiCallRecorded') {
+      if (e.type === USAGE_IPS_TRUNCATED) {
+        // Rows of the calls before it in this batch first: the truncation covers them too.
+        for (const [k, r] of rows) r.row_key = k;
+        await c.putMany(rows.splice(0));
+        await truncateIps(c, (e as unknown as UsageIpsTruncated).data);
+      } else if (e.type === 'ApiCallRecorded') {
         const d = (e as unknown as ApiCallRecorded).data;
         const { key, id } = callKey(e, -1);
         rows.push([key, usageRecord(id, d.tenant_id, d.key_id, d.endpoint, serviceGroup(d.endpoint), d.method, d.status_code, d.response_time, d.created_at, d.request_size, d.response_size, d.ip_address, d.user_agent, d.credits_charged, d.request_id)]);
       } else if (e.type === 'ApiCallsRecorded') batchRows(e, (e as unknown as ApiCallsRecorded).data, rows);
     }
     // One statement per batch (the read-model port's putMany): the rate at which the log can be projected.
+    for (const [k, r] of rows) r.row_key = k;
     await c.putMany(rows);
   },
 };
+
+/**
+ * Applies a retention truncation (`UsageIpsTruncated`, docs/privacy.md "Retention"): the tenant's rows
+ * created in `[from, before)` keep only the network of their IP address (`truncateIp`). Pages of 1,000
+ * rows; rows without a `row_key` (projected before keys were kept) are left for the next replay.
+ */
+async function truncateIps(c: Collection<UsageRecord>, d: UsageIpsTruncated['data']): Promise<void> {
+  const filter = { tenant_id: d.tenant_id, created_at: d.from ? { $gte: d.from, $lt: d.before } : { $lt: d.before } };
+  for (let offset = 0; ; offset += 1000) {
+    const page = await c.find(filter, { sort: [{ field: 'created_at', order: 'asc' }], limit: 1000, offset });
+    const changed = page.filter((r) => r.row_key && !isTruncatedIp(r.ip_address)).map((r) => [r.row_key!, { ...r, ip_address: truncateIp(r.ip_address) }] as const);
+    if (changed.length) await c.putMany(changed);
+    if (page.length < 1000) break;
+  }
+}
 
 /**
  * Appends the rows of a batch event's calls to `rows`, read from its columns: the same rows as

@@ -1,0 +1,238 @@
+/**
+ * Retention of personal data (issue 28, item 5; docs/privacy.md, "Retention"): per-tenant periods, each
+ * defaulting to the plan's ({@link PLAN_RETENTION}), and the sweep that erases what outlived its period.
+ *
+ * Events, stream `privacy-retention-<tenantId>` (metadata `tenant_id`), none with personal data:
+ * - `PrivacyRetentionSet`: the tenant's admin set some periods (`null` = until deleted, `"plan"` = back to
+ *   the plan's default).
+ * - `UsageIpsTruncated`: the client IP addresses of the tenant's usage rows created in `[from, before)`
+ *   are truncated (`domain/privacy/ip-truncation.ts`); the usage-events projection applies it, so a replay
+ *   truncates them again.
+ * - `PrivacyRetentionSwept`: what one sweep erased (counts per kind).
+ *
+ * The sweep ({@link sweepTenant}) runs daily for every tenant from the `privacy-retention` workflow
+ * (`workflows/privacy-retention`). Each step is idempotent: a sweep repeated after a crash redoes nothing
+ * already done.
+ */
+import type { EventStore } from '../../infra/ports/event-store.ts';
+import type { BlobStore } from '../../infra/ports/blob-store.ts';
+import type { ReadModelStore } from '../../infra/ports/read-models.ts';
+import { PLAN_RETENTION, type PlanName, type PlanRetention } from '../plans/plans.ts';
+import { EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES } from '../face-matching/deps.ts';
+import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
+import { eraseSubject, type ErasureDeps } from './erasure.ts';
+import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
+
+export const PRIVACY_RETENTION_SET = 'PrivacyRetentionSet';
+export const USAGE_IPS_TRUNCATED = 'UsageIpsTruncated';
+export const PRIVACY_RETENTION_SWEPT = 'PrivacyRetentionSwept';
+
+const DAY_MS = 86_400_000;
+/** Longest period accepted, in days (100 years). */
+export const MAX_RETENTION_DAYS = 36_500;
+
+/** The API's names of the periods, in days (`null`: kept until deleted). */
+export interface RetentionSettings {
+  biometric_templates_days: number | null;
+  documents_days: number | null;
+  signed_documents_days: number | null;
+  usage_ip_days: number | null;
+}
+export type RetentionField = keyof RetentionSettings;
+export const RETENTION_FIELDS: readonly RetentionField[] = ['biometric_templates_days', 'documents_days', 'signed_documents_days', 'usage_ip_days'];
+
+/** A change: a field not named keeps its value; `"plan"` returns it to the plan's default. */
+export type RetentionChange = Partial<Record<RetentionField, number | null | 'plan'>>;
+
+export type PrivacyRetentionSet = { type: typeof PRIVACY_RETENTION_SET; data: { tenant_id: string; settings: RetentionChange; set_at: string } };
+export type UsageIpsTruncated = {
+  type: typeof USAGE_IPS_TRUNCATED;
+  /** `from`: ISO 8601 start (inclusive) or null (every earlier row); `before`: ISO 8601 end (exclusive). */
+  data: { tenant_id: string; from: string | null; before: string; ipv4_prefix: number; ipv6_prefix: number; truncated_at: string };
+};
+/** One line of a sweep's report: what kind, how many items erased. */
+export interface SweepItem {
+  kind: 'biometric_subjects' | 'document_files' | 'signed_documents' | 'usage_ip_rows';
+  count: number;
+}
+export type PrivacyRetentionSwept = { type: typeof PRIVACY_RETENTION_SWEPT; data: { tenant_id: string; swept_at: string; items: SweepItem[] } };
+
+/** Stream of a tenant's retention settings, truncations and sweeps. */
+export const retentionStream = (tenantId: string): string => `privacy-retention-${tenantId}`;
+
+/** The plan's defaults in the API's names. */
+export function planDefaults(plan: PlanName): RetentionSettings {
+  const p: PlanRetention = PLAN_RETENTION[plan];
+  return { biometric_templates_days: p.biometricTemplatesDays, documents_days: p.documentsDays, signed_documents_days: p.signedDocumentsDays, usage_ip_days: p.usageIpDays };
+}
+
+/** A tenant's retention as the API shows it. */
+export interface RetentionView {
+  plan: PlanName;
+  /** The periods in force. */
+  settings: RetentionSettings;
+  /** The plan's defaults. */
+  defaults: RetentionSettings;
+  /** Which periods the tenant set itself (the others follow the plan). */
+  overridden: RetentionField[];
+  /** The latest sweep that erased something, or null. */
+  last_sweep: { swept_at: string; items: SweepItem[] } | null;
+  /** End (exclusive, ISO 8601) of the usage rows whose IP addresses are truncated, or null. */
+  usage_ips_truncated_before: string | null;
+}
+
+/** Folds a tenant's retention stream (see the module comment). */
+export function foldRetention(plan: PlanName, events: readonly { type: string; data: unknown }[]): RetentionView {
+  const overrides: Partial<Record<RetentionField, number | null>> = {};
+  let lastSweep: RetentionView['last_sweep'] = null;
+  let truncatedBefore: string | null = null;
+  for (const e of events) {
+    if (e.type === PRIVACY_RETENTION_SET) {
+      for (const [k, v] of Object.entries((e.data as PrivacyRetentionSet['data']).settings)) {
+        if (v === 'plan') delete overrides[k as RetentionField];
+        else overrides[k as RetentionField] = v;
+      }
+    } else if (e.type === PRIVACY_RETENTION_SWEPT) {
+      const d = e.data as PrivacyRetentionSwept['data'];
+      lastSweep = { swept_at: d.swept_at, items: d.items };
+    } else if (e.type === USAGE_IPS_TRUNCATED) {
+      const d = e.data as UsageIpsTruncated['data'];
+      if (!truncatedBefore || d.before > truncatedBefore) truncatedBefore = d.before;
+    }
+  }
+  const defaults = planDefaults(plan);
+  return { plan, settings: { ...defaults, ...overrides }, defaults, overridden: RETENTION_FIELDS.filter((f) => f in overrides), last_sweep: lastSweep, usage_ips_truncated_before: truncatedBefore };
+}
+
+/** Invalid retention input. `field` names the offending field. */
+export class RetentionError extends Error {
+  override readonly name = 'RetentionError';
+  constructor(message: string, readonly field: string | null) {
+    super(message);
+  }
+}
+
+/**
+ * Checks a change: each named field is an integer of days from 1 to {@link MAX_RETENTION_DAYS}, `null`
+ * (until deleted) or `"plan"`; unknown fields are refused.
+ * @throws RetentionError on the first bad field, or when nothing is named.
+ */
+export function validateRetentionChange(input: Record<string, unknown>): RetentionChange {
+  const out: RetentionChange = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (!RETENTION_FIELDS.includes(k as RetentionField)) throw new RetentionError(`unknown retention setting ${k}; known: ${RETENTION_FIELDS.join(', ')}`, k);
+    if (v === null || v === 'plan') out[k as RetentionField] = v;
+    else if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_RETENTION_DAYS) out[k as RetentionField] = v;
+    else throw new RetentionError(`${k} must be an integer number of days from 1 to ${MAX_RETENTION_DAYS}, null (kept until deleted) or "plan"`, k);
+  }
+  if (!Object.keys(out).length) throw new RetentionError(`name at least one of ${RETENTION_FIELDS.join(', ')}`, null);
+  return out;
+}
+
+/** A tenant's retention view. */
+export async function getRetention(events: EventStore, tenantId: string, plan: PlanName): Promise<RetentionView> {
+  return foldRetention(plan, (await events.readStream(retentionStream(tenantId))).events);
+}
+
+/** Records a change (validated by {@link validateRetentionChange}) and returns the new view. */
+export async function setRetention(events: EventStore, input: { tenantId: string; plan: PlanName; change: RetentionChange; now: number; requestId?: string }): Promise<RetentionView> {
+  const e: PrivacyRetentionSet = { type: PRIVACY_RETENTION_SET, data: { tenant_id: input.tenantId, settings: input.change, set_at: new Date(input.now).toISOString() } };
+  await events.append(retentionStream(input.tenantId), [{ ...e, metadata: { tenant_id: input.tenantId, ...(input.requestId ? { request_id: input.requestId } : {}) } }]);
+  return getRetention(events, input.tenantId, input.plan);
+}
+
+/** The signing documents' part of a sweep: the signing capability's files and deletion. */
+export interface SigningRetentionPort {
+  /**
+   * The tenant's documents that are over (finalized, expired or cancelled) and not deleted: id, when they
+   * ended (ISO 8601) and whether they were finalized.
+   */
+  endedDocuments(tenantId: string): Promise<Array<{ documentId: string; endedAt: string; finalized: boolean }>>;
+  /** Deletes a document's uploads, page images and signature images (its final PDFs stay); returns how many files. */
+  deleteWorkingFiles(tenantId: string, documentId: string): Promise<number>;
+  /** Deletes a finalized document and all its files (as `DELETE /v1/signing/documents/{id}`). */
+  deleteDocument(tenantId: string, documentId: string): Promise<void>;
+}
+
+/** What a sweep needs. */
+export interface RetentionDeps {
+  erasure: ErasureDeps;
+  blobs: BlobStore;
+  readModels: ReadModelStore;
+  signing: SigningRetentionPort;
+}
+
+/**
+ * Subjects of the tenant with an active face or fingerprint template whose latest enrolment is before
+ * `cutoffIso` (a subject's templates share one data key, so a subject expires as a whole).
+ */
+export async function expiredSubjects(readModels: ReadModelStore, tenantId: string, cutoffIso: string): Promise<string[]> {
+  const latest = new Map<string, { at: string; active: boolean }>();
+  for (const [name, indexes] of [[EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES], [TEMPLATES_COLLECTION, TEMPLATE_INDEXES]] as const) {
+    const c = await readModels.collection(name, { indexes });
+    for (const d of await c.find({ tenant_id: tenantId })) {
+      const s = String(d.subject_id);
+      const at = String(d.created_at);
+      const x = latest.get(s) ?? { at: '', active: false };
+      latest.set(s, { at: at > x.at ? at : x.at, active: x.active || d.is_active === true });
+    }
+  }
+  return [...latest].filter(([, x]) => x.active && x.at < cutoffIso).map(([s]) => s).sort();
+}
+
+/**
+ * Erases what outlived the tenant's periods at `now` (epoch ms): biometric subjects through
+ * {@link eraseSubject} (the same path as `POST /v1/privacy/erasures`), signing working files and finalized
+ * documents, and the IP addresses of older usage rows (an `UsageIpsTruncated` over the rows not yet
+ * truncated). Records `PrivacyRetentionSwept` when something was erased.
+ * @returns the items erased (empty when nothing was due).
+ */
+export async function sweepTenant(deps: RetentionDeps, tenantId: string, plan: PlanName, now: number): Promise<SweepItem[]> {
+  const view = await getRetention(deps.erasure.events, tenantId, plan);
+  const s = view.settings;
+  const cutoff = (days: number) => new Date(now - days * DAY_MS).toISOString();
+  const meta = { tenant_id: tenantId };
+  const items: SweepItem[] = [];
+
+  if (s.biometric_templates_days !== null) {
+    const subjects = await expiredSubjects(deps.readModels, tenantId, cutoff(s.biometric_templates_days));
+    for (const subjectId of subjects) await eraseSubject(deps.erasure, { tenantId, subjectId });
+    if (subjects.length) items.push({ kind: 'biometric_subjects', count: subjects.length });
+  }
+
+  if (s.documents_days !== null || s.signed_documents_days !== null) {
+    let files = 0;
+    let removed = 0;
+    for (const d of await deps.signing.endedDocuments(tenantId)) {
+      if (d.finalized && s.signed_documents_days !== null && d.endedAt < cutoff(s.signed_documents_days)) {
+        await deps.signing.deleteDocument(tenantId, d.documentId);
+        removed += 1;
+      } else if (s.documents_days !== null && d.endedAt < cutoff(s.documents_days)) {
+        files += await deps.signing.deleteWorkingFiles(tenantId, d.documentId);
+      }
+    }
+    if (files) items.push({ kind: 'document_files', count: files });
+    if (removed) items.push({ kind: 'signed_documents', count: removed });
+  }
+
+  if (s.usage_ip_days !== null) {
+    const before = cutoff(s.usage_ip_days);
+    const from = view.usage_ips_truncated_before;
+    if (!from || from < before) {
+      const rows = await deps.readModels.collection('usage_events', { indexes: [['tenant_id', 'created_at']] });
+      const count = await rows.count({ tenant_id: tenantId, created_at: from ? { $gte: from, $lt: before } : { $lt: before } });
+      if (count) {
+        const t: UsageIpsTruncated = { type: USAGE_IPS_TRUNCATED, data: { tenant_id: tenantId, from, before, ipv4_prefix: IPV4_PREFIX, ipv6_prefix: IPV6_PREFIX, truncated_at: new Date(now).toISOString() } };
+        await deps.erasure.events.append(retentionStream(tenantId), [{ ...t, metadata: meta }]);
+        await deps.erasure.catchUp();
+        items.push({ kind: 'usage_ip_rows', count });
+      }
+    }
+  }
+
+  if (items.length) {
+    const e: PrivacyRetentionSwept = { type: PRIVACY_RETENTION_SWEPT, data: { tenant_id: tenantId, swept_at: new Date(now).toISOString(), items } };
+    await deps.erasure.events.append(retentionStream(tenantId), [{ ...e, metadata: meta }]);
+  }
+  return items;
+}

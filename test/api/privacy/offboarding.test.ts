@@ -1,0 +1,148 @@
+/**
+ * Tenant off-boarding (`POST /v1/privacy/offboarding`, `npm run cli -- tenant offboard`; issue 28 item 4)
+ * over real HTTP: every face subject of the tenant is erased (search no longer finds it, the enrolment
+ * reads as erased in the log), its signing documents and files are deleted, its usage rows keep truncated
+ * IP addresses, every key is revoked (the next call is 401), the receipt holds no personal data, and
+ * another tenant is untouched. The CLI command is run as a process against a stopped server's DATA_DIR.
+ * Faces come from `../shared/data` (that part is skipped with a printed reason where absent).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { makePdf } from '../../helpers/signing.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const facesDir = path.resolve(repoRoot, '../shared/data/faces/face-api-js/images');
+const haveFaces = existsSync(facesDir);
+if (!haveFaces) console.warn(`off-boarding face checks skipped: ${facesDir} is absent`);
+const face = (who: string, n: number) => readFileSync(path.join(facesDir, who, `${who}${n}.png`));
+
+const TIMEOUT = 600_000;
+const MARKER = 'MARKER-offboard-7c2a';
+let s: TestServer;
+const calls = jsonCalls(() => s, 'img');
+const img = {
+  ...calls,
+  async post(key: string, url: string, fields: Parameters<typeof calls.post>[2]) {
+    for (let attempt = 1; ; attempt++) {
+      const r = await calls.post(key, url, fields);
+      if (r.status !== 503 || attempt === 5) return r;
+    }
+  },
+};
+
+async function json(method: string, url: string, key: string, body?: unknown) {
+  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+async function createDoc(key: string) {
+  const form = new FormData();
+  form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'contrato.pdf');
+  form.set('title', `Contrato ${MARKER}`);
+  form.set('signers', JSON.stringify([{ name: MARKER, email: 'ana@example.com' }]));
+  const r = await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key });
+  const body = (await r.json()) as any;
+  expect(r.status, JSON.stringify(body)).toBe(201);
+  return body.data.document_id as string;
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+}, TIMEOUT);
+afterAll(async () => s?.close());
+
+describe('tenant off-boarding over HTTP', () => {
+  it('needs an admin key and the tenant id as confirmation', async () => {
+    const t = await s.createTenant('pro');
+    const writer = (await s.createKey(t, ['read', 'write'])).key;
+    const admin = (await s.createKey(t, ['read', 'write', 'admin'])).key;
+    expect((await json('POST', '/v1/privacy/offboarding', writer, { confirm_tenant_id: t })).status).toBe(403);
+    const none = await json('POST', '/v1/privacy/offboarding', admin, {});
+    expect(none.status).toBe(400);
+    const wrong = await json('POST', '/v1/privacy/offboarding', admin, { confirm_tenant_id: 'tenant_other' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details.field).toBe('confirm_tenant_id');
+    expect((await json('GET', '/v1/privacy/retention', admin)).status).toBe(200); // nothing was done
+  });
+
+  it('erases the subjects, documents, files and IP addresses, revokes the keys, and leaves another tenant alone', async () => {
+    const t = await s.createTenant('enterprise');
+    const admin = (await s.createKey(t, ['read', 'write', 'admin'])).key;
+    const writer = (await s.createKey(t, ['read', 'write'])).key;
+    const other = await s.tenantWithKey('enterprise', ['read', 'write', 'admin']);
+
+    const docId = await createDoc(admin);
+    const otherDoc = await createDoc(other.key);
+    expect((await s.ctx.blobs.list(`signing/${t}/`)).length).toBeGreaterThan(0);
+    let embeddingId: string | null = null;
+    if (haveFaces) {
+      const e = await img.post(admin, '/v1/face-matching/enroll', { image: face('sheldon', 1), subject_id: 'subj-gone', liveness_score: '0.9', metadata: JSON.stringify({ name: MARKER }) });
+      expect(e.status, JSON.stringify(e.body)).toBe(200);
+      embeddingId = e.body.embeddingId;
+      expect((await img.post(other.key, '/v1/face-matching/enroll', { image: face('sheldon', 1), subject_id: 'subj-other', liveness_score: '0.9' })).status).toBe(200);
+    }
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+
+    const r = await json('POST', '/v1/privacy/offboarding', admin, { confirm_tenant_id: t });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body).toMatchObject({ success: true, status: 'completed', offboarding_id: expect.stringMatching(/^off_/) });
+    const counts = Object.fromEntries(r.body.data.erased.map((i: { kind: string; count: number }) => [i.kind, i.count]));
+    expect(counts).toMatchObject({ biometric_subjects: haveFaces ? 1 : 0, signing_documents: 1, api_keys: 2 });
+    expect(counts.usage_ip_rows).toBeGreaterThan(0);
+    const receipt = JSON.stringify(r.body);
+    expect(receipt).not.toContain(MARKER);
+    expect(receipt).not.toContain('subj-gone');
+    expect(receipt).not.toContain('ana@example.com');
+
+    // Keys revoked: the next call of either key is refused.
+    expect((await json('GET', '/v1/privacy/retention', admin)).status).toBe(401);
+    expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(401);
+    // Files and documents gone; the other tenant's stay.
+    expect(await s.ctx.blobs.list(`signing/${t}/`)).toEqual([]);
+    expect((await s.ctx.blobs.list(`signing/${other.tenantId}/${otherDoc}/`)).length).toBeGreaterThan(0);
+    expect((await json('GET', `/v1/signing/documents/${otherDoc}`, other.key)).status).toBe(200);
+    const docs = (await s.ctx.readModels.collection('signing_documents')).find({ tenant_id: t });
+    expect((await docs).every((d) => d.deleted === true && d.id === docId)).toBe(true);
+    // Usage rows keep only the network of the caller's address (the off-boarding call's own row, recorded
+    // as its answer goes out, keeps it until the retention period truncates it).
+    const rows = await (await s.ctx.readModels.collection('usage_events')).find({ tenant_id: t, created_at: { $lt: r.body.data.requested_at } });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.ip_address).toBe('127.0.0.0/24');
+    const otherRows = await (await s.ctx.readModels.collection('usage_events')).find({ tenant_id: other.tenantId });
+    expect(otherRows.some((row) => row.ip_address === '127.0.0.1')).toBe(true);
+
+    if (haveFaces) {
+      const found = await img.post(other.key, '/v1/face-matching/search', { image: face('sheldon', 2), threshold: '0' });
+      expect(found.body.matches.map((m: { subject_id: string }) => m.subject_id)).toEqual(['subj-other']);
+      const enrolled = (await s.ctx.events.readStream(`face-embedding-${embeddingId}`)).events[0]!;
+      expect(enrolled.data).toMatchObject({ template_f32le_b64: '', metadata: {} });
+    }
+  }, TIMEOUT);
+});
+
+describe('tenant off-boarding from the CLI', () => {
+  it('`tenant offboard --tenant ID` prints the receipt and revokes the keys; --help documents it', async () => {
+    const help = execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'tenant', 'offboard', '--help'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(help).toContain('usage: npm run cli -- tenant offboard --tenant ID');
+    const server = await startTestServer();
+    const t = await server.createTenant('pro');
+    const key = (await server.createKey(t, ['read', 'write', 'admin'])).key;
+    expect((await server.fetch('/v1/privacy/retention', { key })).status).toBe(200);
+    const dataDir = server.dataDir;
+    await server.app.close();
+    await server.ctx.close();
+    try {
+      const out = execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'tenant', 'offboard', '--tenant', t], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' } });
+      const receipt = JSON.parse(out.trim().split('\n').pop()!);
+      expect(receipt).toMatchObject({ tenant_id: t, status: 'completed' });
+      expect(receipt.erased.find((i: { kind: string }) => i.kind === 'api_keys').count).toBe(1);
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  }, TIMEOUT);
+});

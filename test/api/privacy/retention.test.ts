@@ -1,0 +1,170 @@
+/**
+ * Retention periods (`/v1/privacy/retention`, issue 28 item 5) over real HTTP, with the platform's
+ * injected clock moved past the periods: the daily `privacy-retention` workflow truncates the IP
+ * addresses of older usage rows (newer rows keep theirs), erases face subjects whose latest enrolment is
+ * older than the tenant's period (search no longer finds them, the listing shows them deleted, a younger
+ * subject stays), and deletes the working files of an ended signing document. Faces come from
+ * `../shared/data` (that case is skipped with a printed reason where absent).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
+import { makePdf } from '../../helpers/signing.ts';
+import { RETENTION_WORKFLOW_ID, type RetentionState } from '../../../workflows/privacy-retention/process.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const facesDir = path.resolve(repoRoot, '../shared/data/faces/face-api-js/images');
+const haveFaces = existsSync(facesDir);
+if (!haveFaces) console.warn(`retention tests with faces skipped: ${facesDir} is absent`);
+const face = (who: string, n: number) => readFileSync(path.join(facesDir, who, `${who}${n}.png`));
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-03-02T12:00:00.000Z');
+const TIMEOUT = 600_000;
+let s: TestServer;
+let clock: ManualClock;
+let tenant: string;
+let admin: string;
+let writer: string;
+const calls = jsonCalls(() => s, 'img');
+const img = {
+  ...calls,
+  async post(key: string, url: string, fields: Parameters<typeof calls.post>[2]) {
+    for (let attempt = 1; ; attempt++) {
+      const r = await calls.post(key, url, fields);
+      if (r.status !== 503 || attempt === 5) return r;
+    }
+  },
+};
+
+async function json(method: string, url: string, key: string, body?: unknown) {
+  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+/** Moves the clock and waits until the daily sweep ran at the new time. */
+async function advanceAndSweep(ms: number): Promise<void> {
+  await s.ctx.usage.flush();
+  await s.ctx.projections.catchUp();
+  clock.advance(ms);
+  const at = clock.now();
+  await eventually(async () => {
+    const wf = await s.ctx.workflows.get<RetentionState>(RETENTION_WORKFLOW_ID);
+    return wf !== null && wf.state.last_completed_at !== null && wf.state.last_completed_at >= at;
+  }, 60_000);
+  await s.ctx.projections.catchUp();
+}
+
+beforeAll(async () => {
+  clock = new ManualClock(NOW);
+  s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 }, overrides: { clock } });
+  tenant = await s.createTenant('enterprise');
+  admin = (await s.createKey(tenant, ['read', 'write', 'admin'])).key;
+  writer = (await s.createKey(tenant, ['read', 'write'])).key;
+}, TIMEOUT);
+afterAll(async () => s?.close());
+
+describe('privacy retention: settings', () => {
+  it('shows the plan defaults, lets an admin change them, refuses bad input, and is in OpenAPI', async () => {
+    const got = await json('GET', '/v1/privacy/retention', writer);
+    expect(got.status).toBe(200);
+    expect(got.body.data).toMatchObject({
+      plan: 'enterprise',
+      settings: { biometric_templates_days: null, documents_days: 365, signed_documents_days: 3650, usage_ip_days: 90 },
+      overridden: [],
+      last_sweep: null,
+    });
+    const free = await s.tenantWithKey('free');
+    expect((await json('GET', '/v1/privacy/retention', free.key)).body.data.defaults).toEqual({ biometric_templates_days: 365, documents_days: 30, signed_documents_days: 3650, usage_ip_days: 90 });
+
+    expect((await json('PUT', '/v1/privacy/retention', writer, { usage_ip_days: 30 })).status).toBe(403);
+    for (const bad of [{}, { usage_ip_days: 0 }, { usage_ip_days: 1.5 }, { usage_ip_days: 36_501 }, { usage_ip_days: 'never' }, { face_days: 3 }]) {
+      const r = await json('PUT', '/v1/privacy/retention', admin, bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(['invalid_request', 'validation_error']).toContain(r.body.error.code);
+    }
+    const set = await json('PUT', '/v1/privacy/retention', admin, { documents_days: 10, signed_documents_days: null });
+    expect(set.status).toBe(200);
+    expect(set.body.data.settings).toMatchObject({ documents_days: 10, signed_documents_days: null, usage_ip_days: 90 });
+    expect(set.body.data.overridden.sort()).toEqual(['documents_days', 'signed_documents_days']);
+    const back = await json('PUT', '/v1/privacy/retention', admin, { signed_documents_days: 'plan' });
+    expect(back.body.data.settings.signed_documents_days).toBe(3650);
+    expect(back.body.data.overridden).toEqual(['documents_days']);
+
+    const spec = (await (await s.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown>; description?: string }>> };
+    expect(Object.keys(spec.paths['/v1/privacy/retention']!.put!.responses)).toEqual(expect.arrayContaining(['200', '400']));
+    expect(spec.paths['/v1/privacy/retention']!.get!.description).toContain('usage IPs 90');
+    expect(Object.keys(spec.paths['/v1/privacy/offboarding']!.post!.responses)).toEqual(expect.arrayContaining(['202', '400']));
+  });
+});
+
+describe('privacy retention: the daily sweep', () => {
+  it('truncates the IP addresses of usage rows older than 90 days and keeps the newer ones', async () => {
+    const t0 = clock.now();
+    for (let i = 0; i < 3; i++) expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(200);
+    await advanceAndSweep(60 * DAY);
+    for (let i = 0; i < 2; i++) expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(200);
+    await advanceAndSweep(31 * DAY); // the first calls are 91 days old, the later ones 31
+
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const stats = async (ms: number) => (await json('GET', `/v1/usage/stats?start_date=${day(ms)}&end_date=${day(ms)}&endpoint=/v1/privacy/retention&limit=100`, admin)).body;
+    const old = await stats(t0);
+    expect(old.data.length).toBeGreaterThanOrEqual(3);
+    for (const r of old.data) expect(r.ip_address).toBe('127.0.0.0/24');
+    const recent = await stats(t0 + 60 * DAY);
+    expect(recent.data.length).toBeGreaterThanOrEqual(2);
+    for (const r of recent.data) expect(r.ip_address).toBe('127.0.0.1');
+    const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
+    expect(view.usage_ips_truncated_before).toBe(new Date(clock.now() - 90 * DAY).toISOString());
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'usage_ip_rows' })]));
+  }, TIMEOUT);
+
+  it('deletes the uploads and page images of a cancelled signing document once its period is over', async () => {
+    const pdf = await makePdf(2);
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'contrato.pdf');
+    form.set('title', 'Retention contract');
+    form.set('signers', JSON.stringify([{ name: 'Ana', email: 'ana@example.com' }]));
+    const created = await s.fetch('/v1/signing/documents', { method: 'POST', key: admin, body: form });
+    const doc = (await created.json()) as any;
+    expect(created.status, JSON.stringify(doc)).toBe(201);
+    const id = doc.data.document_id as string;
+    const prefix = `signing/${tenant}/${id}/`;
+    expect((await s.ctx.blobs.list(prefix)).length).toBeGreaterThan(0);
+    expect((await s.fetch(`/v1/signing/documents/${id}/cancel`, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'no longer needed' }) })).status).toBe(200);
+
+    await advanceAndSweep(5 * DAY); // within the tenant's 10 days
+    expect((await s.ctx.blobs.list(prefix)).length).toBeGreaterThan(0);
+    await advanceAndSweep(6 * DAY);
+    expect(await s.ctx.blobs.list(prefix)).toEqual([]);
+    const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'document_files' })]));
+  }, TIMEOUT);
+
+  it.skipIf(!haveFaces)('erases a face subject whose latest enrolment is older than the period; a younger one stays', async () => {
+    expect((await json('PUT', '/v1/privacy/retention', admin, { biometric_templates_days: 30 })).status).toBe(200);
+    const old = await img.post(admin, '/v1/face-matching/enroll', { image: face('sheldon', 1), subject_id: 'subj-old', liveness_score: '0.9' });
+    expect(old.status, JSON.stringify(old.body)).toBe(200);
+    await advanceAndSweep(20 * DAY);
+    const young = await img.post(admin, '/v1/face-matching/enroll', { image: face('penny', 1), subject_id: 'subj-young', liveness_score: '0.9' });
+    expect(young.status).toBe(200);
+    const before = await img.post(admin, '/v1/face-matching/search', { image: face('sheldon', 2), threshold: '0' });
+    expect(before.body.matches.map((m: { subject_id: string }) => m.subject_id)).toContain('subj-old');
+
+    await advanceAndSweep(15 * DAY); // subj-old: 35 days, subj-young: 15
+    const after = await img.post(admin, '/v1/face-matching/search', { image: face('sheldon', 2), threshold: '0' });
+    expect(after.body.matches.map((m: { subject_id: string }) => m.subject_id)).not.toContain('subj-old');
+    const listed = await img.get(admin, '/v1/face-matching/embeddings?active_only=false&subject_id=subj-old');
+    expect(listed.body.embeddings.length).toBe(1);
+    expect(listed.body.embeddings[0].is_active).toBe(false);
+    const keep = await img.post(admin, '/v1/face-matching/search', { image: face('penny', 2), threshold: '0' });
+    expect(keep.body.matches[0].subject_id).toBe('subj-young');
+    const enrolled = (await s.ctx.events.readStream(`face-embedding-${old.body.embeddingId}`)).events[0]!;
+    expect(enrolled.data).toMatchObject({ template_f32le_b64: '', subject_id: 'subj-old' });
+    const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([{ kind: 'biometric_subjects', count: 1 }]));
+  }, TIMEOUT);
+});
