@@ -157,6 +157,8 @@ export async function eraseSubject(deps: ErasureDeps, input: { tenantId: string;
   const erased: PrivacySubjectErased = { type: PRIVACY_SUBJECT_ERASED, data: { erasure_id: erasureId, tenant_id: input.tenantId, subject_id: input.subjectId, erased_at: erasedAt } };
   await deps.events.append(stream, [{ ...erased, metadata: meta }]);
   await deps.catchUp();
+  // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
+  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
 
   const items: ReceiptItem[] = [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },

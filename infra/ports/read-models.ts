@@ -53,5 +53,13 @@ export interface ReadModelStore {
   setCheckpoint(projection: string, position: number): Promise<void>;
   /** Removes every document of the named collections (for a replay). */
   truncate(collections: readonly string[]): Promise<void>;
+  /**
+   * After an erasure deleted or rewrote documents of `collections` (issue 28): makes their former bytes
+   * unreachable in the store's own files, not only by queries. SQLite (which runs with `secure_delete`, so
+   * freed space is zeroed): checkpoints and truncates the WAL. PostgreSQL: `VACUUM FULL` of the tables
+   * (plain `VACUUM` frees a dead row version but leaves its bytes in the page until the space is reused).
+   * Must not run inside {@link transaction}.
+   */
+  forget(collections: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

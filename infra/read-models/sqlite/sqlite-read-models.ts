@@ -52,6 +52,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
+      // Freed cells and pages are overwritten with zeros, so a deleted or rewritten document (an erased
+      // subject's metadata) does not linger in free space (issue 28; cost in docs/privacy.md).
+      this.db.pragma('secure_delete = ON');
       this.db.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
       this.mutex = new Mutex();
       this.declared = new Set();
@@ -204,6 +207,23 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       // Tables may have been recreated; statements prepared against them are dropped.
       this.statements.clear();
+    });
+  }
+
+  /**
+   * The WAL still holds the pages as they were before the erasure's writes: they are copied back (the
+   * zeroed versions) and the WAL is truncated. A checkpoint kept from finishing by another connection's
+   * open read (the usage-writer thread) is retried for up to about a second; after that the next
+   * checkpoint overwrites those frames.
+   */
+  forget(_collections: readonly string[]): Promise<void> {
+    if (this.inTx) return Promise.reject(new Error('forget cannot run inside a transaction'));
+    return this.mutex.run(async () => {
+      for (let attempt = 0; attempt < 20 && this.db.open; attempt++) {
+        const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (!r || r.busy === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     });
   }
 

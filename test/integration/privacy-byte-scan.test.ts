@@ -1,0 +1,296 @@
+/**
+ * Issue 28, "How it is checked": after `POST /v1/privacy/erasures`, a scan of every byte the service wrote
+ * finds neither the subject's marker strings nor its template bytes. Embedded profile (every file under
+ * DATA_DIR, WAL and SHM included, the vector index's SQLite and HNSW snapshots, blobs, outbox, and the
+ * server's and CLI's logs at `trace`) and, where PostgreSQL answers (CI; skipped locally per
+ * test/helpers/servers.ts), PostgreSQL (`pg_dump` of the test's schema, every table's rows as text and the
+ * raw pages of every relation in it, plus DATA_DIR). Search (1:N) no longer finds the face and
+ * `npm run cli -- replay` rebuilds without it.
+ *
+ * The capabilities that store a data subject are a list of {@link CapabilitySetup}s: each enrols its data
+ * under the subject with the marker and says which byte sequences must disappear. Adding a capability
+ * (signing, e-mail verification, OCR, usage export) is one more entry.
+ *
+ * The server is closed and started again before the erasure, so the vector index's f16 snapshot exists
+ * and the scan's positive control finds every needle before it must find none after.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonCalls, startTestServer, type TestServer } from '../helpers/server.ts';
+import { f16Window, f32Window, filesUnder, scanBuffers, scanDirs, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
+import { ROOT } from '../helpers/processes.ts';
+import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
+import { decodeTemplate } from '../../domain/face-matching/events.ts';
+import { TEMPLATES_COLLECTION, type TemplateDoc } from '../../domain/fingerprint/deps.ts';
+import { normaliseVector } from '../../infra/vector-index/embedded/index.ts';
+
+const facesDir = path.join(ROOT, '../shared/data/faces/face-api-js/images');
+const fpDir = path.join(ROOT, '../shared/data/fingerprint/fvc2002/DB1_B');
+const haveData = existsSync(facesDir) && existsSync(fpDir);
+if (!haveData) console.warn(`privacy byte-scan test skipped: ${facesDir} or ${fpDir} is absent`);
+const face = (who: string, n: number) => readFileSync(path.join(facesDir, who, `${who}${n}.png`));
+const isoTemplate = (name: string) => readFileSync(path.join(fpDir, name));
+
+const TIMEOUT = 900_000;
+const pgReady = haveData && (await postgresReachable('privacy byte scan on PostgreSQL'));
+
+/**
+ * A byte sequence that must be gone after the erasure; `seenBefore`: the profile stores it as such, so the
+ * scan must find it before the erasure (the positive control). Other renderings (an upload's own bytes, a
+ * base64 text of what is stored raw) are looked for in case a log or a file keeps them.
+ */
+type ScanNeedle = Needle & { seenBefore?: boolean };
+
+/** What a capability setup gets: the running server, an admin key, the subject and its marker. */
+interface SetupContext {
+  s: TestServer;
+  key: string;
+  subjectId: string;
+  marker: string;
+}
+
+/** A capability that stores data about a subject. */
+interface CapabilitySetup {
+  name: string;
+  /** Fields this capability adds to the erasure request (e.g. `{subject_id}`, `{email}`). */
+  request(ctx: SetupContext): Record<string, string>;
+  /** Stores the subject's data over HTTP; returns what must be gone after the erasure (the marker is added by the test). */
+  enrol(ctx: SetupContext): Promise<ScanNeedle[]>;
+  /** Over HTTP, after the erasure (and after a replay): the capability no longer finds the subject. */
+  gone(ctx: SetupContext): Promise<void>;
+}
+
+/** Multipart calls; a 503 (inference timed out on a loaded machine: "retry later") is retried. */
+const calls = (s: () => TestServer) => {
+  const img = jsonCalls(s, 'img');
+  const bin = jsonCalls(s);
+  const retry = (c: typeof img) => async (key: string, url: string, fields: Parameters<typeof img.post>[2]) => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await c.post(key, url, fields);
+      if (r.status !== 503 || attempt === 5) return r;
+    }
+  };
+  return { img: retry(img), bin: retry(bin), get: img.get };
+};
+
+/** A 16-float window in the middle of the template, and the same floats L2-normalised, in f32 and f16. */
+function templateNeedles(name: string, template: Float32Array): ScanNeedle[] {
+  const unit = normaliseVector(template, template.length);
+  return [
+    { name: `${name} f32`, bytes: f32Window(template, 200, 16) },
+    { name: `${name} f32 normalised`, bytes: f32Window(unit, 200, 16) },
+    { name: `${name} f16`, bytes: f16Window(unit, 200, 16), seenBefore: true }, // the HNSW snapshot
+  ];
+}
+
+const faceSetup: CapabilitySetup = {
+  name: 'face matching',
+  request: (c) => ({ subject_id: c.subjectId }),
+  async enrol({ s, key, subjectId, marker }) {
+    const { img } = calls(() => s);
+    const r = await img(key, '/v1/face-matching/enroll', {
+      image: face('sheldon', 1), subject_id: subjectId, liveness_score: '0.9', enrollment_source: `${marker}-source`, metadata: JSON.stringify({ name: marker }),
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    // The template as stored: the enrolment event, read through the privacy layer before the erasure.
+    const enrolled = (await s.ctx.events.readStream(`face-embedding-${r.body.embeddingId}`)).events[0]!;
+    const b64 = (enrolled.data as { template_f32le_b64: string }).template_f32le_b64;
+    return [...templateNeedles('face template', decodeTemplate(b64)), textNeedle('face template base64', b64.slice(800, 864))];
+  },
+  async gone({ s, key, subjectId }) {
+    const { img, get } = calls(() => s);
+    const found = await img(key, '/v1/face-matching/search', { image: face('sheldon', 2), threshold: '0' });
+    expect(found.status).toBe(200);
+    expect(found.body.matches.map((m: { subject_id: string }) => m.subject_id)).not.toContain(subjectId);
+    const listed = await get(key, `/v1/face-matching/embeddings?active_only=false&subject_id=${subjectId}`);
+    expect(listed.body.embeddings.every((e: { is_active: boolean; metadata: object }) => !e.is_active && Object.keys(e.metadata).length === 0)).toBe(true);
+  },
+};
+
+const fingerprintSetup: CapabilitySetup = {
+  name: 'fingerprint matching',
+  request: (c) => ({ subject_id: c.subjectId }),
+  async enrol({ s, key, subjectId, marker }) {
+    const { bin } = calls(() => s);
+    const upload = isoTemplate('101_1.iso');
+    const r = await bin(key, '/v1/fingerprint-matching/enroll', { template: upload, subject_id: subjectId, metadata: JSON.stringify({ name: marker }) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const col = await s.ctx.readModels.collection<TemplateDoc>(TEMPLATES_COLLECTION);
+    const [doc] = await col.find({ subject_id: subjectId });
+    const minutiae = doc!.minutiae_b64;
+    const needles: ScanNeedle[] = [
+      // The uploaded ISO 19794-2 record's minutiae (past its 28-byte headers) and the stored template.
+      { name: 'fingerprint upload', bytes: upload.subarray(28, 28 + 48) },
+      { ...textNeedle('fingerprint minutiae base64', minutiae.slice(0, 64)), seenBefore: true }, // the read model
+      { name: 'fingerprint minutiae', bytes: Buffer.from(minutiae, 'base64').subarray(0, 48) },
+    ];
+    if (doc!.field_b64) needles.push(textNeedle('fingerprint orientation field base64', doc!.field_b64.slice(400, 464)));
+    return needles;
+  },
+  async gone({ s, key, subjectId }) {
+    const { bin } = calls(() => s);
+    const r = await bin(key, '/v1/fingerprint-matching/search', { template: isoTemplate('101_2.iso'), threshold: '0' });
+    expect(r.status).toBe(200);
+    expect(r.body.candidates.map((c: { subjectId: string }) => c.subjectId)).not.toContain(subjectId);
+  },
+};
+
+/** Every capability that stores a data subject today. (Signing, e-mail verification, OCR, usage: to add.) */
+const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup];
+
+/** A store profile: configuration, and the bytes it keeps outside DATA_DIR (PostgreSQL). */
+interface Profile {
+  name: string;
+  config: Record<string, string>;
+  /** Named byte sources outside DATA_DIR (a pg_dump, raw pages...). */
+  external(): Promise<Array<[string, Buffer]>>;
+  cleanup(): Promise<void>;
+}
+
+/** Runs `npm run cli -- <args>`; resolves with everything it printed (stdout and stderr), for the scan. */
+function runCli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'trace' }, timeout: 300_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => (error ? reject(new Error(`cli ${args.join(' ')}: ${stderr || error.message}`)) : resolve(`${stdout}\n${stderr}`)));
+  });
+}
+
+/** The whole flow on one profile; `logDir` receives the servers' logs (pino at trace, one file per start). */
+async function byteScan(profile: Profile): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'sello-scan-'));
+  const logDir = mkdtempSync(path.join(tmpdir(), 'sello-scan-logs-'));
+  const cliOutput: Array<[string, Buffer]> = [];
+  let starts = 0;
+  const start = () =>
+    startTestServer({
+      config: { DATA_DIR: dataDir, ...profile.config },
+      overrides: { log: pino({ level: 'trace' }, pino.destination({ dest: path.join(logDir, `server-${++starts}.log`), sync: true })) },
+    });
+  const marker = `MARKER-scan-${Math.random().toString(36).slice(2, 10)}`;
+  const subjectId = `subj-scan-${Math.random().toString(36).slice(2, 8)}`;
+  const scan = async (): Promise<Hit[]> => [...scanDirs([dataDir, logDir], needles), ...scanBuffers([...cliOutput, ...(await profile.external())], needles)];
+  const needles: ScanNeedle[] = [{ ...textNeedle('marker', marker), seenBefore: true }];
+  let s: TestServer | undefined;
+  try {
+    s = await start();
+    const tenant = await s.createTenant('enterprise');
+    const key = (await s.createKey(tenant, ['read', 'write', 'admin'])).key;
+    const ctx = (): SetupContext => ({ s: s!, key, subjectId, marker });
+    for (const setup of SETUPS) needles.push(...(await setup.enrol(ctx())).map((n) => ({ ...n, name: `${setup.name}: ${n.name}` })));
+    // Another subject stays enrolled, so the tenant's vector namespace and its snapshot live on.
+    const other = await calls(() => s!).img(key, '/v1/face-matching/enroll', { image: face('penny', 1), subject_id: 'subj-keep', liveness_score: '0.9' });
+    expect(other.status).toBe(200);
+    await s.close();
+
+    // Positive control: with the server closed (the f16 HNSW snapshot written), the scan sees every needle
+    // except renderings that are not stored on this profile (f32 raw or normalised: one of them).
+    const before = new Set((await scan()).map((h) => h.needle));
+    const missing = needles.filter((n) => n.seenBefore && !before.has(n.name)).map((n) => n.name);
+    expect(missing, 'needles the scan should find before the erasure').toEqual([]);
+    expect([...before].some((n) => /face template f32/.test(n)), 'the face template as float32').toBe(true);
+
+    s = await start();
+    const request = Object.assign({}, ...SETUPS.map((x) => x.request(ctx())));
+    const r = await s.fetch('/v1/privacy/erasures', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    const body = (await r.json()) as { status: string };
+    expect(r.status, JSON.stringify(body)).toBe(202);
+    expect(body.status).toBe('completed');
+    expect(await scan(), 'after the erasure, the server running').toEqual([]);
+    for (const setup of SETUPS) await setup.gone(ctx());
+    await s.close();
+    s = undefined;
+    expect(await scan(), 'after the erasure, the server closed').toEqual([]);
+
+    // `npm run cli -- replay` rebuilds every read model and the vector index without the subject.
+    const env = { DATA_DIR: dataDir, ...profile.config, SELLO_PRIVACY_STRICT: process.env.SELLO_PRIVACY_STRICT ?? '0' };
+    cliOutput.push(['cli replay output', Buffer.from(await runCli(['replay'], env))]);
+    s = await start();
+    for (const setup of SETUPS) await setup.gone(ctx());
+    const kept = await calls(() => s!).img(key, '/v1/face-matching/search', { image: face('penny', 2), threshold: '0' });
+    expect(kept.body.matches[0].subject_id).toBe('subj-keep');
+    await s.close();
+    s = undefined;
+    expect(await scan(), 'after the replay').toEqual([]);
+  } catch (error) {
+    // What went wrong inside the server, from its own logs (warnings and errors only).
+    for (const f of filesUnder(logDir)) {
+      const bad = readFileSync(f, 'utf8').split('\n').filter((l) => /"level":(40|50|60)/.test(l));
+      if (bad.length) console.error(`${path.basename(f)}:\n${bad.slice(-20).join('\n').slice(0, 8000)}`);
+    }
+    throw error;
+  } finally {
+    await s?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(logDir, { recursive: true, force: true });
+    await profile.cleanup();
+  }
+}
+
+describe.skipIf(!haveData)('privacy byte scan: nothing of an erased subject stays in what the service wrote', () => {
+  it('embedded profile (SQLite, vector index files, blobs, outbox, logs)', async () => {
+    await byteScan({ name: 'embedded', config: {}, external: async () => [], cleanup: async () => undefined });
+  }, TIMEOUT);
+
+  const schemas: string[] = [];
+  afterAll(async () => dropSchemas(schemas));
+
+  it.runIf(pgReady)('PostgreSQL profile (pg_dump, rows as text and raw pages of every relation, DATA_DIR)', async () => {
+    const url = testDatabaseUrl();
+    const schema = uniqueSchema('sello_scan');
+    schemas.push(schema);
+    // Created here: the event store's and the key store's migrations both create it at first use, and two
+    // concurrent CREATE SCHEMA IF NOT EXISTS can collide on a new schema.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).finally(() => admin.end());
+    await byteScan({
+      name: 'postgres',
+      config: { EVENT_STORE: 'postgres', READ_MODELS: 'postgres', DATABASE_URL: url, DATABASE_SCHEMA: schema },
+      external: () => postgresBytes(url, schema),
+      cleanup: async () => undefined,
+    });
+  }, TIMEOUT);
+});
+
+/** The schema's bytes as PostgreSQL holds them: `pg_dump -n`, each table's rows as text, and each relation's raw pages. */
+async function postgresBytes(url: string, schema: string): Promise<Array<[string, Buffer]>> {
+  const out: Array<[string, Buffer]> = [];
+  const dump = await new Promise<Buffer>((resolve, reject) =>
+    execFile('pg_dump', ['--dbname', url, '--schema', schema, '--no-owner'], { encoding: 'buffer', maxBuffer: 1 << 30 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`pg_dump: ${stderr.toString() || error.message}`)) : resolve(stdout)),
+  );
+  out.push([`pg_dump -n ${schema}`, dump]);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Tables, their TOAST tables and indexes: every relation with storage in the schema.
+    const rels = await client.query<{ qname: string; kind: string }>(
+      `SELECT c.oid::regclass::text AS qname, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind IN ('r', 'i')
+       UNION SELECT t.oid::regclass::text, t.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_class t ON t.oid = c.reltoastrelid
+        WHERE n.nspname = $1`,
+      [schema],
+    );
+    for (const r of rels.rows.filter((x) => x.kind === 'r')) {
+      const rows = await client.query<{ t: string }>(`SELECT t::text AS t FROM ${r.qname} t`);
+      out.push([`rows of ${r.qname}`, Buffer.from(rows.rows.map((x) => x.t).join('\n'))]);
+    }
+    // The raw 8 KB pages (pageinspect, a contrib extension; needs a superuser, as in CI).
+    await client.query('CREATE EXTENSION IF NOT EXISTS pageinspect');
+    for (const r of rels.rows) {
+      const { rows } = await client.query<{ n: string }>('SELECT pg_relation_size($1::regclass) / 8192 AS n', [r.qname]);
+      for (let i = 0; i < Number(rows[0]!.n); i++) {
+        const page = await client.query<{ p: Buffer }>('SELECT get_raw_page($1, $2) AS p', [r.qname, i]);
+        out.push([`page ${i} of ${r.qname}`, page.rows[0]!.p]);
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  return out;
+}
