@@ -191,6 +191,12 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   PrivacyErasureRequested: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, requested_at: N } },
   PrivacySubjectErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, erased_at: N } },
   PrivacyErasureCompleted: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, completed_at: N, items: N } },
+  // --- privacy retention and off-boarding (domain/privacy/retention.ts, domain/privacy/offboarding.ts)
+  PrivacyRetentionSet: { context: 'privacy', fields: { tenant_id: N, settings: N, set_at: N } },
+  PrivacyRetentionSwept: { context: 'privacy', fields: { tenant_id: N, swept_at: N, items: N } },
+  UsageIpsTruncated: { context: 'privacy', fields: { tenant_id: N, from: N, before: N, ipv4_prefix: N, ipv6_prefix: N, truncated_at: N } },
+  PrivacyOffboardingRequested: { context: 'privacy', fields: { offboarding_id: N, tenant_id: N, requested_at: N } },
+  PrivacyOffboardingCompleted: { context: 'privacy', fields: { offboarding_id: N, tenant_id: N, completed_at: N, items: N } },
 
   // --- tenancy (domain/tenancy/tenancy.ts)
   TenantCreated: { context: 'tenancy', fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
