@@ -1,5 +1,6 @@
 /** Retention periods and tenant off-boarding (`/v1/privacy/retention`, `/v1/privacy/offboarding`; docs/privacy.md). */
 import { createPrivacyRetention, type PrivacyRetention } from '../../workflows/privacy-retention/service.ts';
+import { retentionWorkflowId } from '../../workflows/privacy-retention/process.ts';
 import { privacyCapability } from './privacy.ts';
 import { signingCapability } from './signing.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
@@ -19,6 +20,7 @@ export const privacyRetentionCapability: CapabilityManifest<PrivacyRetention> = 
       readModels: platform.readModels,
       blobs: platform.blobs,
       engine: platform.workflows,
+      workflowId: retentionWorkflowId(platform.config.WORKFLOWS === 'temporal' ? platform.config.TEMPORAL_TASK_QUEUE : null),
       removeSigningDocument: async (tenantId, documentId) => {
         await platform.use(signingCapability).service.remove(tenantId, documentId, 'privacy-retention');
       },

@@ -1,6 +1,6 @@
 /**
- * The `privacy-retention` process manager (one workflow, id `privacy-retention`, started by every API
- * process; a second start is ignored): a daily sweep of every tenant's retention periods
+ * The `privacy-retention` process manager (one workflow per deployment, id {@link retentionWorkflowId},
+ * started by every API process; a second start is ignored): a daily sweep of every tenant's retention periods
  * (`domain/privacy/retention.ts`, docs/privacy.md "Retention"). It sweeps once when started (catching up
  * after downtime), then sleeps on a durable timer until the next day by the engine's clock; a failed sweep
  * is retried after an hour, an interrupted one (process restart) at once. Engine-neutral: the embedded
@@ -9,7 +9,12 @@
 import type { ProcessManager } from '../../infra/ports/workflows.ts';
 
 export const RETENTION_WORKFLOW = 'privacy-retention';
-export const RETENTION_WORKFLOW_ID = 'privacy-retention';
+/**
+ * The sweep's workflow id: `privacy-retention`, and on Temporal `privacy-retention-<task queue>` (one per
+ * deployment sharing a Temporal namespace, like the engine's semaphore; a workflow that never ends would
+ * otherwise hold the id for every other deployment).
+ */
+export const retentionWorkflowId = (temporalTaskQueue: string | null): string => (temporalTaskQueue ? `privacy-retention-${temporalTaskQueue}` : 'privacy-retention');
 export const RETENTION_ACTIVITIES = { sweep: 'privacy-retention.sweep' } as const;
 /** Time between two sweeps (ms). */
 export const SWEEP_INTERVAL_MS = 86_400_000;

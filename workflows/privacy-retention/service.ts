@@ -16,7 +16,7 @@ import { revokeApiKey, TenancyError } from '../../domain/tenancy/operations.ts';
 import { tenantsCollection } from '../../projections/tenants/tenants.ts';
 import { apiKeysCollection } from '../../projections/api-keys/api-keys.ts';
 import { signingDocuments } from '../../projections/signing/index.ts';
-import { RETENTION_ACTIVITIES, RETENTION_WORKFLOW, RETENTION_WORKFLOW_ID, retentionProcess } from './process.ts';
+import { RETENTION_ACTIVITIES, RETENTION_WORKFLOW, retentionProcess } from './process.ts';
 
 /** What the retention runtime is built from. */
 export interface PrivacyRetentionPorts {
@@ -25,6 +25,8 @@ export interface PrivacyRetentionPorts {
   readModels: ReadModelStore;
   blobs: BlobStore;
   engine: WorkflowEngine;
+  /** The sweep's workflow id (`retentionWorkflowId`). */
+  workflowId: string;
   /** Deletes a signing document and its files (the signing service's `remove`). */
   removeSigningDocument(tenantId: string, documentId: string): Promise<void>;
   log: { error(obj: unknown, msg: string): void };
@@ -37,6 +39,8 @@ export interface PrivacyRetention {
   /** Sweeps every tenant now; a tenant whose sweep fails is logged and retried next time. */
   sweepAll(): Promise<{ tenants: number; items: SweepItem[] }>;
   processManagers: RegisteredProcessManager[];
+  /** The sweep's workflow id. */
+  workflowId: string;
   /** Starts the daily sweep workflow (idempotent). */
   start(): Promise<void>;
 }
@@ -106,8 +110,9 @@ export function createPrivacyRetention(ports: PrivacyRetentionPorts): PrivacyRet
     offboarding,
     sweepAll,
     processManagers: [bindProcessManager(retentionProcess, { [RETENTION_ACTIVITIES.sweep]: () => sweepAll() })],
+    workflowId: ports.workflowId,
     async start() {
-      await ports.engine.start(RETENTION_WORKFLOW, RETENTION_WORKFLOW_ID, {}, { summary: 'Daily sweep of every tenant\'s personal-data retention periods' });
+      await ports.engine.start(RETENTION_WORKFLOW, ports.workflowId, {}, { summary: 'Daily sweep of every tenant\'s personal-data retention periods' });
     },
   };
 }
