@@ -352,9 +352,10 @@ describe('POST /v1/mex/curp/validate (free)', () => {
       expect(doc.paths[p].post.tags).toContain('mex');
     }
     expect(JSON.stringify(doc.paths[VALIDATE].post)).toContain('components');
-    // 401, 403 and 429: the edge's answers (apps/api/openapi-edge.ts)
-    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '503']);
-    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '503']);
+    // 401, 403 and 429: the edge's answers (apps/api/openapi-edge.ts); 409 and 422: the Idempotency-Key's (charged calls)
+    expect(Object.keys(doc.paths[GET_CURP].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '422', '429', '503']);
+    expect(Object.keys(doc.paths[VOTER].post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '409', '422', '429', '503']);
+    expect(doc.paths[GET_CURP].post.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(true);
     expect(JSON.stringify(doc.paths[GET_CURP].post)).toContain('claveEntidad');
   });
 });
