@@ -186,6 +186,7 @@ async function byteScan(profile: Profile): Promise<void> {
     const other = await calls(() => s!).img(key, '/v1/face-matching/enroll', { image: face('penny', 1), subject_id: 'subj-keep', liveness_score: '0.9' });
     expect(other.status).toBe(200);
     await s.close();
+    s = undefined;
 
     // Positive control: with the server closed (the f16 HNSW snapshot written), the scan sees every needle
     // except renderings that are not stored on this profile (f32 raw or normalised: one of them).
@@ -270,7 +271,7 @@ async function postgresBytes(url: string, schema: string): Promise<Array<[string
   try {
     // Tables, their TOAST tables and indexes: every relation with storage in the schema.
     const rels = await client.query<{ qname: string; kind: string }>(
-      `SELECT c.oid::regclass::text AS qname, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      `SELECT c.oid::regclass::text AS qname, c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = $1 AND c.relkind IN ('r', 'i')
        UNION SELECT t.oid::regclass::text, t.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_class t ON t.oid = c.reltoastrelid
         WHERE n.nspname = $1`,
