@@ -108,6 +108,7 @@ describe('usage projections fold batch events from their columns', () => {
         id: callKey(c.event, c.index).id, tenant_id: d.tenant_id, user_id: d.tenant_id, key_id: d.key_id, endpoint: d.endpoint, service: serviceGroup(d.endpoint), method: d.method,
         status_code: d.status_code, response_time: d.response_time, created_at: d.created_at, request_size: d.request_size, response_size: d.response_size,
         ip_address: d.ip_address, user_agent: d.user_agent, credits_charged: d.credits_charged, request_id: d.request_id,
+        row_key: callKey(c.event, c.index).key,
       };
     });
     expect(rows.length).toBe(oracle.length);
