@@ -137,7 +137,7 @@ describe('composition root', () => {
       ['face.analyze', 'face.descriptor', 'face.detect', 'face.landmarks', 'face.liveness', 'face.verify', 'face.warmup', 'fingerprint.extract', 'ocr.authenticity', 'ocr.extractDocument', 'ocr.extractId', 'ocr.readPage', 'signing.seal', 'system.checksum', 'system.fail', 'system.health', 'system.sleep'].sort(),
     );
     expect(() => jobTableOf([...capabilities, capabilities.find((c) => c.name === 'face')!])).toThrow(/declared twice/);
-    expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face', 'signing', 'usage', 'fingerprint', 'deployments', 'privacy']);
+    expect(capabilities.map((c) => c.name)).toEqual(['platform', 'registry', 'email', 'webhooks', 'face-matching', 'ocr', 'face', 'signing', 'usage', 'fingerprint', 'deployments', 'privacy', 'privacy-retention']);
   });
 
   it('the worker resolves each job type to its manifest handler module, configured once with the platform configuration', async () => {
