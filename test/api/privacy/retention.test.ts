@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
-import { makePdf } from '../../helpers/signing.ts';
+import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
 import type { RetentionState } from '../../../workflows/privacy-retention/process.ts';
 import { privacyRetentionCapability } from '../../../apps/capabilities/privacy-retention.ts';
 import { temporalAddress, terminateTaskQueue } from '../../helpers/temporal.ts';
@@ -158,6 +158,42 @@ describe('the daily sweep', () => {
     expect(await s.ctx.blobs.list(prefix)).toEqual([]);
     const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
     expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'document_files' })]));
+  }, TIMEOUT);
+
+  it.skipIf(!run.full)('keeps a finalized document\'s sealed PDF after documents_days and deletes the whole document after signed_documents_days', async () => {
+    expect((await json('PUT', '/v1/privacy/retention', admin, { documents_days: 10, signed_documents_days: 20 })).status).toBe(200);
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'contrato.pdf');
+    form.set('title', 'Finalized contract');
+    form.set('expiry_date', '2099-12-31');
+    form.set('signers', JSON.stringify([{ name: 'Eva', email: 'eva-retention@example.com' }]));
+    const created = await s.fetch('/v1/signing/documents', { method: 'POST', key: admin, body: form });
+    const id = ((await created.json()) as any).data.document_id as string;
+    expect(created.status).toBe(201);
+    expect((await s.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({}) })).status).toBe(200);
+    const mail = await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes('eva-retention@example.com')), 30_000, 'invitation');
+    const link = linkOf(mail);
+    expect((await fetch(s.url + link)).status).toBe(200);
+    const t = new URL(s.url + link).searchParams.get('t')!;
+    const signed = await fetch(`${s.url}/sign/${id}/sign`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: 'Eva' }).toString() });
+    expect(signed.status).toBe(200);
+    const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key: admin });
+    expect(fin.status, await fin.clone().text()).toBe(200);
+    const prefix = `signing/${tenant}/${id}/`;
+    const names = async () => (await s.ctx.blobs.list(prefix)).map((k) => k.slice(prefix.length)).sort();
+    expect((await names()).some((n) => n === 'original.pdf')).toBe(true);
+
+    await advanceAndSweep(11 * DAY); // past documents_days: the working files go, the sealed PDF stays
+    const left = await names();
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((n) => n.startsWith('final-'))).toBe(true);
+    expect((await s.fetch(`/v1/signing/documents/${id}/download`, { key: admin })).status).toBe(200);
+
+    await advanceAndSweep(10 * DAY); // past signed_documents_days: the whole document
+    expect(await names()).toEqual([]);
+    expect((await s.fetch(`/v1/signing/documents/${id}`, { key: admin })).status).toBe(404);
+    const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([{ kind: 'signed_documents', count: 1 }]));
   }, TIMEOUT);
 
   it.skipIf(!haveFaces || !run.full)('erases a face subject whose latest enrolment is older than the period; a younger one stays', async () => {
