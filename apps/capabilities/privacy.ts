@@ -1,11 +1,13 @@
 /** Erasure requests (`/v1/privacy/erasures`, docs/privacy.md): crypto-shredding of a data subject. */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { COMMITMENTS } from '../../domain/privacy/classification.ts';
+import { signingDocuments } from '../../projections/signing/index.ts';
 import type { ErasureDeps } from '../../domain/privacy/erasure.ts';
 import { SealingEventStore } from '../../infra/privacy/sealing-event-store.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
 
 /**
- * Use cases: `eraseSubject`, `getErasure` (`domain/privacy/erasure.ts`). The subject's key is destroyed
+ * Use cases: `requestErasure`, `eraseSubject`, `getErasure` (`domain/privacy/erasure.ts`). The subject's key is destroyed
  * through the event store's privacy layer; a platform whose event store was replaced without it (a test
  * override) cannot erase and says so.
  */
@@ -23,6 +25,24 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
     catchUp: () => platform.projections.catchUp(),
     now: () => platform.clock.now(),
     newId: () => `era_${randomUUID().replace(/-/g, '')}`,
+    email: {
+      // Keyed under a data key of the tenant's own (`erasure-email:<tenant>`): a guessed address cannot be
+      // tested against the log without the key store.
+      digest: async (tenantId, email) => {
+        const events = platform.events;
+        if (!(events instanceof SealingEventStore)) throw new Error('erasure needs the event store privacy layer (createEventStore)');
+        const { key } = await events.keys.keyFor(`erasure-email:${tenantId}`);
+        return createHmac('sha256', key).update(email).digest('hex');
+      },
+      signerDocuments: async (tenantId, email) => {
+        const col = await signingDocuments(platform.readModels);
+        const wanted = email.toLowerCase();
+        return (await col.find({ tenant_id: tenantId }))
+          .filter((d) => d.state.signers.some((x) => x.email.toLowerCase() === wanted))
+          .map((d) => ({ documentId: d.id, finalized: d.state.finalized_at !== null, sealed: d.raw[0]?.data[COMMITMENTS] !== undefined }));
+      },
+      eraseMails: (email) => platform.mailer.eraseRecipient?.(email) ?? Promise.resolve(0),
+    },
   }),
   routes: async () => (await import('../api/routes/privacy/erasures.ts')).registerPrivacyRoutes,
 };

@@ -17,7 +17,7 @@
  *   dashboard link --tenant ID [--minutes N]                          -> {"url","expires_at"} one-time sign-in to /dashboard/usage
  *   --help, -h (after any command, or alone)                         -> the command's usage (apps/cli/help.ts)
  *   privacy rotate-master-key                                         -> {"master_key_id","rewrapped","source"} (docs/privacy.md)
- *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail"}
+ *   signing audit --document ID                                       -> {"events": [raw stream], "chain": {"ok", ...}, "audit_trail", "commitment_mismatches"}
  *   privacy retention --tenant ID [--biometric-days N|none|plan] [--documents-days ...] [--signed-documents-days ...] [--usage-ip-days ...]
  *                                                                     -> the retention view (docs/privacy.md, "Retention")
  *   tenant offboard --tenant ID                                       -> the off-boarding receipt (docs/privacy.md, "Tenant off-boarding")
@@ -199,7 +199,7 @@ async function main(argv: string[]): Promise<void> {
         const report = await exportAudit(store, need('document'));
         if (!report) throw new UsageError(`no signing document ${values.document}`);
         out(report);
-        if (!report.chain.ok || report.certificate_head_matches === false) process.exitCode = 2;
+        if (!report.chain.ok || report.certificate_head_matches === false || report.commitment_mismatches.length > 0) process.exitCode = 2;
         return;
       }
       default:

@@ -16,6 +16,7 @@
  * Source of the rule: issue 28 (LFPDPPP 2025 right of cancellation; crypto-shredding as in Axon's Data
  * Protection module: per-subject keys and replacement values).
  */
+import { entryHash, eventName } from '../signing/document.ts';
 
 /** A field that identifies or describes a person; `erased` is what it reads as after crypto-shredding (`undefined`: the field is absent). */
 export interface PersonalField {
@@ -50,6 +51,13 @@ export interface EventClassification {
    * `docs/privacy.md`).
    */
   readonly subject?: (e: SubjectSource) => string | null;
+  /**
+   * Set for the entries of a hash chain (the signing audit trail): the hash of a stored entry, the next
+   * entry's `prev_hash`. The privacy layer then keeps a commitment of each sealed field in clear
+   * (`$commitments`, see `entryHash` in `domain/signing/document.ts`), so the chain verifies before and
+   * after erasure, and re-links the entries of one append to the stored form of their predecessor.
+   */
+  readonly chainHash?: (type: string, data: Record<string, unknown>) => string;
 }
 
 /**
@@ -77,6 +85,13 @@ const signingSubject = (e: SubjectSource): string | null => {
   const id = str(e.data.document_id) ?? (e.streamName.startsWith('signing-') ? e.streamName.slice('signing-'.length) : null);
   return t && id ? subjectKeyId('signing', t, id) : null;
 };
+
+/** Hash of a stored signing event, as the audit chain computes it. */
+const signingChain = (type: string, data: Record<string, unknown>): string => entryHash(eventName(type), data);
+/** Signing events without personal fields: entries of the audit chain, nothing to seal. */
+const chainedSigning = { context: 'signing', chainHash: signingChain } as const;
+/** Signing events with personal fields: sealed per document, entries of the audit chain. */
+const sealedSigning = { ...chainedSigning, subject: signingSubject } as const;
 
 const base = { at: N, prev_hash: N } as const;
 
@@ -129,10 +144,10 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   FingerprintTemplatesPurged: { context: 'fingerprint', fields: { tenant_id: N, subject_id: N, purged_at: N } },
   FingerprintVerified: { context: 'fingerprint', fields: { template_id: N, tenant_id: N, subject_id: N, score: N, threshold: N, verified_at: N } },
 
-  // --- signing (domain/signing/document.ts): sealed per document once the audit chain is kept over the
-  // sealed form (docs/privacy.md, "Signing audit chain"); in clear until then.
+  // --- signing (domain/signing/document.ts): sealed under the document's key (signers included), the audit
+  // chain kept over hash commitments of the sealed fields (docs/privacy.md, "Signing audit chain").
   'signing.document_created': {
-    context: 'signing',
+    ...sealedSigning,
     fields: {
       ...base,
       document_id: N,
@@ -153,13 +168,13 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
     },
   },
   'signing.invitations_sent': {
-    context: 'signing',
+    ...sealedSigning,
     fields: { ...base, signer_ids: N, recipients: personal([]), reminder_days: N, custom_message: personal(null), user: N },
   },
-  'signing.link_issued': { context: 'signing', fields: { ...base, signer_id: N, token_hash: N, expires_at: N, purpose: N } },
-  'signing.document_viewed': { context: 'signing', fields: { ...base, signer_id: N, ip_address: personal(''), user_agent: personal('') } },
+  'signing.link_issued': { ...chainedSigning, fields: { ...base, signer_id: N, token_hash: N, expires_at: N, purpose: N } },
+  'signing.document_viewed': { ...sealedSigning, fields: { ...base, signer_id: N, ip_address: personal(''), user_agent: personal('') } },
   'signing.document_signed': {
-    context: 'signing',
+    ...sealedSigning,
     fields: {
       ...base,
       signer_id: N,
@@ -173,22 +188,27 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
       consent: N,
     },
   },
-  'signing.document_declined': { context: 'signing', fields: { ...base, signer_id: N, reason: personal(''), ip_address: personal(''), user_agent: personal('') } },
-  'signing.reminder_sent': { context: 'signing', fields: { ...base, signer_ids: N, recipients: personal([]) } },
-  'signing.document_completed': { context: 'signing', fields: { ...base } },
+  'signing.document_declined': { ...sealedSigning, fields: { ...base, signer_id: N, reason: personal(''), ip_address: personal(''), user_agent: personal('') } },
+  'signing.reminder_sent': { ...sealedSigning, fields: { ...base, signer_ids: N, recipients: personal([]) } },
+  'signing.document_completed': { ...chainedSigning, fields: { ...base } },
   'signing.document_finalized': {
-    context: 'signing',
+    ...chainedSigning,
     fields: { ...base, final_sha256: N, audit_sha256: N, certificate_sha256: N, chain_head: N, timestamped: N, user: N },
   },
-  'signing.document_expired': { context: 'signing', fields: { ...base, expired_at: N } },
-  'signing.document_cancelled': { context: 'signing', fields: { ...base, reason: personal(null), user: N } },
-  'signing.document_deleted': { context: 'signing', fields: { ...base, user: N } },
+  'signing.document_expired': { ...chainedSigning, fields: { ...base, expired_at: N } },
+  'signing.document_cancelled': { ...sealedSigning, fields: { ...base, reason: personal(null), user: N } },
+  'signing.document_deleted': { ...chainedSigning, fields: { ...base, user: N } },
   // Finalize claims (stream of their own per document): a lease, no personal data.
   'signing_finalize.claimed': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
   'signing_finalize.released': { context: 'signing', fields: { claim_id: N, at: N, expires_at: N } },
 
   // --- privacy (domain/privacy/erasure.ts): erasure requests and receipts, no personal data
-  PrivacyErasureRequested: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, requested_at: N } },
+  PrivacyErasureRequested: {
+    context: 'privacy',
+    // email_digest: HMAC-SHA-256 of the address under a tenant data key (`erasure-email:<tenant>`): pseudonymised.
+    fields: { erasure_id: N, tenant_id: N, subject_id: N, email_digest: personal(null), requested_at: N },
+  },
+  PrivacySigningDocumentErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, document_id: N, erased_at: N } },
   PrivacySubjectErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, erased_at: N } },
   PrivacyErasureCompleted: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, completed_at: N, items: N } },
   // --- privacy retention and off-boarding (domain/privacy/retention.ts, domain/privacy/offboarding.ts)
@@ -313,12 +333,14 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   // --- webhook catalog events (stream webhook-events-<tenant>, domain/webhooks/catalog.ts)
   'document.signed': {
     context: 'signing',
+    subject: signingSubject,
     fields: { document_id: N, signer: personal({}), signed_at: N, ip_address: personal('') },
   },
-  'document.completed': { context: 'signing', fields: { document_id: N, title: personal('[erased]'), completed_at: N, signers: personal([]) } },
-  'document.expired': { context: 'signing', fields: { document_id: N, title: personal('[erased]'), expired_at: N } },
+  'document.completed': { context: 'signing', subject: signingSubject, fields: { document_id: N, title: personal('[erased]'), completed_at: N, signers: personal([]) } },
+  'document.expired': { context: 'signing', subject: signingSubject, fields: { document_id: N, title: personal('[erased]'), expired_at: N } },
   'document.declined': {
     context: 'signing',
+    subject: signingSubject,
     fields: { document_id: N, title: personal('[erased]'), signer: personal({}), reason: personal(''), declined_at: N },
   },
   'face.verified': {
@@ -394,4 +416,26 @@ export function personalFields(type: string): string[] {
  */
 export function isErasedEvent(e: { metadata: Record<string, unknown> }): boolean {
   return e.metadata.erased_at !== undefined;
+}
+
+/** Field of a stored chained event with the commitments of its sealed fields (see `entryHash`, `domain/signing/document.ts`). */
+export const COMMITMENTS = '$commitments';
+
+/**
+ * `data` of an event of `type` as it reads once its subject is erased: each personal field set to its
+ * `erased` replacement (removed when that is `undefined`). For an entry of a hash chain (one carrying
+ * `$commitments`) only the committed fields are replaced, so the entry hashes as it did before.
+ */
+export function erasedData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  const c = EVENT_CLASSIFICATION[type];
+  const out = { ...data };
+  if (!c) return out;
+  const commitments = data[COMMITMENTS];
+  const only = commitments !== null && typeof commitments === 'object' ? new Set(Object.keys(commitments)) : null;
+  for (const [f, cls] of Object.entries(c.fields)) {
+    if (!isPersonal(cls) || (only && !only.has(f))) continue;
+    if (cls.erased === undefined) delete out[f];
+    else out[f] = structuredClone(cls.erased);
+  }
+  return out;
 }

@@ -1,16 +1,20 @@
 /**
  * Erasure requests (`POST /v1/privacy/erasures`, issue 28): a tenant asks that everything held about one
- * of its data subjects be erased. Today a request names a face/fingerprint `subject_id`; the erasure
- * covers every face and fingerprint template enrolled under it.
+ * of its data subjects be erased. A request names a face/fingerprint `subject_id` (every face and
+ * fingerprint template enrolled under it), an `email` (every signer record, e-mail verification and
+ * outbox mail of that address), or both.
  *
  * Events, stream `privacy-erasures-<tenantId>` (metadata `tenant_id`, `request_id`):
  * - `PrivacyErasureRequested`: the request was accepted (`status: processing`).
  * - `PrivacySubjectErased`: the subject's data key was destroyed (its sealed templates read as erased in
  *   the log and every backup of it); the face and fingerprint projections scrub the subject's listing
  *   documents and drop its vectors from this process's vector-index replica (every API process applies it).
+ * - `PrivacySigningDocumentErased`: a signing document's data key was destroyed (an e-mail erasure: one
+ *   of its signers had the address); the signing projection scrubs its read-model row.
  * - `PrivacyErasureCompleted`: the receipt (`status: completed`).
- * No event holds personal data: `subject_id` is the tenant's pseudonymous reference, kept in clear in
- * every face and fingerprint event (docs/privacy.md).
+ * No event holds personal data in clear: `subject_id` is the tenant's pseudonymous reference, kept in
+ * clear in every face and fingerprint event (docs/privacy.md); an e-mail address is kept only as a keyed
+ * digest (`email_digest`, HMAC-SHA-256 under a tenant data key), to resume a `processing` erasure.
  *
  * The steps are idempotent: a request repeated while its erasure is still `processing` (a process died
  * mid-way) resumes that erasure; one repeated after completion makes a new erasure, which also covers
@@ -28,22 +32,46 @@ import { subjectKeyId } from './classification.ts';
 export const PRIVACY_ERASURE_REQUESTED = 'PrivacyErasureRequested';
 export const PRIVACY_SUBJECT_ERASED = 'PrivacySubjectErased';
 export const PRIVACY_ERASURE_COMPLETED = 'PrivacyErasureCompleted';
+export const PRIVACY_SIGNING_DOCUMENT_ERASED = 'PrivacySigningDocumentErased';
+
+/** Kinds of receipt lines. */
+export type ReceiptKind =
+  | 'face_templates'
+  | 'fingerprint_templates'
+  | 'data_keys'
+  | 'signer_records'
+  | 'signer_records_blocked'
+  | 'signer_records_in_clear'
+  | 'email_verifications'
+  | 'outbox_mails';
 
 /** One line of a receipt: what kind of data, where, how many items, when. Never the data itself. */
 export interface ReceiptItem {
-  /** `face_templates`, `fingerprint_templates`, `data_keys`. */
-  kind: 'face_templates' | 'fingerprint_templates' | 'data_keys';
-  /** Where it was erased: `event_log` (crypto-shredded), `read_models`, `vector_index`, `key_store`. */
+  /**
+   * `face_templates`, `fingerprint_templates`, `data_keys`; for an e-mail: `signer_records` (signing
+   * documents not finalized, crypto-shredded), `signer_records_blocked` (finalized documents left for
+   * blocking, not erased: `document_ids`), `signer_records_in_clear` (documents created before signing
+   * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`.
+   */
+  kind: ReceiptKind;
+  /** Where it was erased: `event_log` (crypto-shredded), `read_models`, `vector_index`, `key_store`, `outbox`; empty when nothing was erased. */
   stores: string[];
-  /** Items erased (templates counted whether active or deleted before; keys destroyed). */
+  /** Items (templates counted whether active or deleted before; keys destroyed; documents; mails). */
   count: number;
   /** ISO 8601. */
   erased_at: string;
+  /** The signing documents of a `signer_records*` line (ids only, no personal data). */
+  document_ids?: string[];
 }
 
 export type PrivacyErasureRequested = {
   type: typeof PRIVACY_ERASURE_REQUESTED;
-  data: { erasure_id: string; tenant_id: string; subject_id: string; requested_at: string };
+  /** `subject_id` and/or `email_digest` (see the module comment). */
+  data: { erasure_id: string; tenant_id: string; subject_id?: string; email_digest?: string; requested_at: string };
+};
+export type PrivacySigningDocumentErased = {
+  type: typeof PRIVACY_SIGNING_DOCUMENT_ERASED;
+  data: { erasure_id: string; tenant_id: string; document_id: string; erased_at: string };
 };
 export type PrivacySubjectErased = {
   type: typeof PRIVACY_SUBJECT_ERASED;
@@ -53,7 +81,7 @@ export type PrivacyErasureCompleted = {
   type: typeof PRIVACY_ERASURE_COMPLETED;
   data: { erasure_id: string; tenant_id: string; completed_at: string; items: ReceiptItem[] };
 };
-export type PrivacyEvent = PrivacyErasureRequested | PrivacySubjectErased | PrivacyErasureCompleted;
+export type PrivacyEvent = PrivacyErasureRequested | PrivacySubjectErased | PrivacySigningDocumentErased | PrivacyErasureCompleted;
 
 /** Stream of a tenant's erasure requests. */
 export const erasureStream = (tenantId: string): string => `privacy-erasures-${tenantId}`;
@@ -71,14 +99,16 @@ export interface Erasure {
 }
 
 /** The tenant's erasures from its stream, with the subject of each (internal: for resuming). */
-export function foldErasures(events: readonly Pick<RecordedEvent, 'type' | 'data'>[]): Map<string, Erasure & { subjectId: string }> {
-  const out = new Map<string, Erasure & { subjectId: string }>();
+export function foldErasures(events: readonly Pick<RecordedEvent, 'type' | 'data'>[]): Map<string, Erasure & { subjectId: string | null; emailDigest: string | null }> {
+  const out = new Map<string, Erasure & { subjectId: string | null; emailDigest: string | null }>();
   for (const e of events) {
     const d = e.data as Record<string, unknown>;
     const id = String(d.erasure_id);
     if (e.type === PRIVACY_ERASURE_REQUESTED) {
       const r = d as PrivacyErasureRequested['data'];
-      out.set(id, { erasure_id: id, status: 'processing', scope: { subject_id: true, email: false }, requested_at: r.requested_at, completed_at: null, erased: [], subjectId: r.subject_id });
+      const subjectId = r.subject_id ?? null;
+      const emailDigest = r.email_digest ?? null;
+      out.set(id, { erasure_id: id, status: 'processing', scope: { subject_id: subjectId !== null, email: emailDigest !== null }, requested_at: r.requested_at, completed_at: null, erased: [], subjectId, emailDigest });
     } else if (e.type === PRIVACY_ERASURE_COMPLETED) {
       const c = d as PrivacyErasureCompleted['data'];
       const x = out.get(id);
@@ -100,10 +130,22 @@ export interface ErasureDeps {
   now: () => number;
   /** A new erasure id. */
   newId: () => string;
+  /** Erasure by e-mail address; absent: requests with `email` are refused. */
+  email?: EmailErasureDeps;
+}
+
+/** What an erasure by e-mail address needs. */
+export interface EmailErasureDeps {
+  /** Keyed digest (hex) of a normalised address for the tenant (HMAC-SHA-256 under a tenant data key): resuming without keeping the address. */
+  digest: (tenantId: string, email: string) => Promise<string>;
+  /** The tenant's signing documents with a signer at `email` (compared case-insensitively). */
+  signerDocuments: (tenantId: string, email: string) => Promise<{ documentId: string; finalized: boolean; sealed: boolean }[]>;
+  /** Deletes the stored outbound mails addressed to `email` (To, Cc); returns how many. */
+  eraseMails: (email: string) => Promise<number>;
 }
 
 /** The public view of an erasure. */
-export function publicErasure(e: Erasure & { subjectId?: string }): Erasure {
+export function publicErasure(e: Erasure): Erasure {
   return { erasure_id: e.erasure_id, status: e.status, scope: e.scope, requested_at: e.requested_at, completed_at: e.completed_at, erased: e.erased };
 }
 
@@ -122,17 +164,88 @@ export async function getErasure(deps: Pick<ErasureDeps, 'events'>, tenantId: st
  * @throws FaceMatchingError `invalid_request` for a malformed subject id.
  */
 export async function eraseSubject(deps: ErasureDeps, input: { tenantId: string; subjectId: string; requestId?: string }): Promise<Erasure> {
-  validateSubjectId(input.subjectId);
+  return requestErasure(deps, input);
+}
+
+/**
+ * Erases what a request names (see the module comment): a face/fingerprint `subjectId`, an `email`, or
+ * both, and records one receipt.
+ * @throws FaceMatchingError `invalid_request` for a malformed subject id; Error when neither is given or
+ *   `email` is given to deps without {@link EmailErasureDeps}.
+ */
+export async function requestErasure(deps: ErasureDeps, input: { tenantId: string; subjectId?: string; email?: string; requestId?: string }): Promise<Erasure> {
+  if (input.subjectId === undefined && input.email === undefined) throw new Error('an erasure needs a subject id or an e-mail address');
+  if (input.subjectId !== undefined) validateSubjectId(input.subjectId);
+  const email = input.email === undefined ? null : input.email.trim().toLowerCase();
+  if (email !== null && !deps.email) throw new Error('erasure by e-mail address is not configured');
   const meta = { tenant_id: input.tenantId, ...(input.requestId ? { request_id: input.requestId } : {}) };
   const iso = () => new Date(deps.now()).toISOString();
   const stream = erasureStream(input.tenantId);
+  const emailDigest = email === null ? null : await deps.email!.digest(input.tenantId, email);
+  const subjectId = input.subjectId ?? null;
   const { events, currentRevision } = await deps.events.readStream(stream);
-  const pending = [...foldErasures(events).values()].find((e) => e.status === 'processing' && e.subjectId === input.subjectId);
+  const pending = [...foldErasures(events).values()].find((e) => e.status === 'processing' && e.subjectId === subjectId && e.emailDigest === emailDigest);
   const erasureId = pending?.erasure_id ?? deps.newId();
   if (!pending) {
-    const requested: PrivacyErasureRequested = { type: PRIVACY_ERASURE_REQUESTED, data: { erasure_id: erasureId, tenant_id: input.tenantId, subject_id: input.subjectId, requested_at: iso() } };
+    const requested: PrivacyErasureRequested = {
+      type: PRIVACY_ERASURE_REQUESTED,
+      data: { erasure_id: erasureId, tenant_id: input.tenantId, ...(subjectId !== null ? { subject_id: subjectId } : {}), ...(emailDigest !== null ? { email_digest: emailDigest } : {}), requested_at: iso() },
+    };
     await deps.events.append(stream, [{ ...requested, metadata: meta }], { expectedRevision: currentRevision ?? 'no_stream' });
   }
+  const items: ReceiptItem[] = [];
+  if (subjectId !== null) items.push(...(await eraseBiometricSubject(deps, input.tenantId, subjectId, erasureId, meta)));
+  if (email !== null) items.push(...(await eraseEmail(deps, deps.email!, input.tenantId, email, erasureId, meta)));
+  const completed: PrivacyErasureCompleted = { type: PRIVACY_ERASURE_COMPLETED, data: { erasure_id: erasureId, tenant_id: input.tenantId, completed_at: iso(), items } };
+  await deps.events.append(stream, [{ ...completed, metadata: meta }]);
+  return (await getErasure(deps, input.tenantId, erasureId))!;
+}
+
+/**
+ * An e-mail address's signer records, e-mail verifications and outbox mails. Signing documents are sealed
+ * under one key per document (signers included): a document not finalized has its key destroyed (all of
+ * its personal fields read as erased, its audit chain still verifies); a finalized one is left for
+ * blocking (issue 28 item 6) and listed by id; one created before signing events were sealed cannot be
+ * crypto-shredded and is listed by id. E-mail verification keeps nothing (no event, row or cache holds the
+ * address), so its line counts 0.
+ */
+async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: string, email: string, erasureId: string, meta: Record<string, unknown>): Promise<ReceiptItem[]> {
+  const iso = () => new Date(deps.now()).toISOString();
+  const docs = await mail.signerDocuments(tenantId, email);
+  const erased: string[] = [];
+  const blocked: string[] = [];
+  const inClear: string[] = [];
+  let keys = 0;
+  for (const d of docs) {
+    if (d.finalized) blocked.push(d.documentId);
+    else if (!d.sealed) inClear.push(d.documentId);
+    else {
+      const at = iso();
+      keys += (await deps.destroyKeys(subjectKeyId('signing', tenantId, d.documentId), at)).length;
+      const e: PrivacySigningDocumentErased = { type: PRIVACY_SIGNING_DOCUMENT_ERASED, data: { erasure_id: erasureId, tenant_id: tenantId, document_id: d.documentId, erased_at: at } };
+      await deps.events.append(erasureStream(tenantId), [{ ...e, metadata: meta }]);
+      erased.push(d.documentId);
+    }
+  }
+  if (erased.length) await deps.catchUp();
+  const mails = await mail.eraseMails(email);
+  const at = iso();
+  const items: ReceiptItem[] = [
+    { kind: 'signer_records', stores: erased.length ? ['event_log', 'read_models', 'key_store'] : [], count: erased.length, erased_at: at, document_ids: erased.sort() },
+    { kind: 'signer_records_blocked', stores: [], count: blocked.length, erased_at: at, document_ids: blocked.sort() },
+    { kind: 'signer_records_in_clear', stores: [], count: inClear.length, erased_at: at, document_ids: inClear.sort() },
+    { kind: 'email_verifications', stores: [], count: 0, erased_at: at },
+    { kind: 'outbox_mails', stores: mails ? ['outbox'] : [], count: mails, erased_at: at },
+  ];
+  if (keys) items.push({ kind: 'data_keys', stores: ['key_store'], count: keys, erased_at: at });
+  return items;
+}
+
+/** A face/fingerprint subject's templates: purged, crypto-shredded, scrubbed (see {@link eraseSubject}). */
+async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjectId: string, erasureId: string, meta: Record<string, unknown>): Promise<ReceiptItem[]> {
+  const input = { tenantId, subjectId };
+  const iso = () => new Date(deps.now()).toISOString();
+  const stream = erasureStream(tenantId);
 
   // Count before the scrub: every template of the subject, active or deleted before.
   const faces = await deps.readModels.collection(EMBEDDINGS_COLLECTION, { indexes: EMBEDDING_INDEXES });
@@ -160,12 +273,9 @@ export async function eraseSubject(deps: ErasureDeps, input: { tenantId: string;
   // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
   await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
 
-  const items: ReceiptItem[] = [
+  return [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },
     { kind: 'fingerprint_templates', stores: ['event_log', 'read_models'], count: fingerCount, erased_at: erasedAt },
     { kind: 'data_keys', stores: ['key_store'], count: refs.length, erased_at: erasedAt },
   ];
-  const completed: PrivacyErasureCompleted = { type: PRIVACY_ERASURE_COMPLETED, data: { erasure_id: erasureId, tenant_id: input.tenantId, completed_at: iso(), items } };
-  await deps.events.append(stream, [{ ...completed, metadata: meta }]);
-  return (await getErasure(deps, input.tenantId, erasureId))!;
 }

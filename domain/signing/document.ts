@@ -214,9 +214,31 @@ export function canonicalJson(value: unknown): string {
   return '{' + entries.map(([k, v]) => JSON.stringify(k) + ':' + canonicalJson(v)).join(',') + '}';
 }
 
-/** SHA-256 (hex) of an audit entry: of `canonicalJson({event, data})`, where `data` includes `prev_hash`. */
+/**
+ * Field of a stored signing event holding the hash commitments of its personal fields (added by the event
+ * store's privacy layer, `infra/privacy/sealing-event-store.ts`): field name -> SHA-256 (hex) of
+ * `salt || canonicalJson(value)`, the 16-byte salt sealed with the value under the document's data key.
+ * Its presence is the chain rule's version marker (docs/privacy.md, "Signing audit chain").
+ */
+export const COMMITMENTS_FIELD = '$commitments';
+
+/**
+ * SHA-256 (hex) of an audit entry. Rule 1 (an event without {@link COMMITMENTS_FIELD}: documents written
+ * before sealing): of `canonicalJson({event, data})`, where `data` includes `prev_hash`. Rule 2 (an event
+ * with it): the same over `data` without the committed fields (and without `$sealed`, their ciphertext in
+ * the stored form), the commitments kept in their place, so the hash is the same over the stored form,
+ * the fields read in clear or, once the document's key is destroyed, erased.
+ */
 export function entryHash(event: string, data: unknown): string {
-  return createHash('sha256').update(canonicalJson({ event, data })).digest('hex');
+  const c = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[COMMITMENTS_FIELD] : undefined;
+  let hashed = data;
+  if (c !== null && typeof c === 'object' && !Array.isArray(c)) {
+    const rest: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+    for (const f of Object.keys(c)) delete rest[f];
+    delete rest.$sealed; // the ciphertext (raw stored form) is not hashed: the commitments stand for it
+    hashed = rest;
+  }
+  return createHash('sha256').update(canonicalJson({ event, data: hashed })).digest('hex');
 }
 
 /** The audit name of an event type (`signing.document_signed` -> `document_signed`). */

@@ -32,6 +32,12 @@ export interface Mailer {
    * @throws InvalidMailAddressError when a recipient's `address` is not a bare addr-spec (nothing is sent).
    */
   send(message: MailMessage): Promise<{ messageId: string }>;
+  /**
+   * Deletes every stored message with `address` among its recipients (To, Cc; compared case-insensitively):
+   * erasure of an e-mail address (docs/privacy.md). Absent on adapters that keep nothing once sent (SMTP).
+   * @returns how many messages were deleted.
+   */
+  eraseRecipient?(address: string): Promise<number>;
   close(): Promise<void>;
 }
 

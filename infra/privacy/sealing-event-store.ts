@@ -8,7 +8,13 @@
  * under the subject's data key, with the event type, stream name and key reference as additional
  * authenticated data (a sealed value cannot be moved to another event). Every other field stays in clear.
  *
- * On read, a sealed event whose key is live reads as it was appended. Once the key is destroyed the event
+ * For an entry of a hash chain (the type's `chainHash`: signing events) the layer also keeps in clear
+ * `$commitments` (field -> SHA-256 of a random salt and the value; the salts are sealed with the values)
+ * and re-links the entries of one append to the stored form of their predecessor, so the signing audit
+ * chain verifies before and after erasure (docs/privacy.md, "Signing audit chain").
+ *
+ * On read, a sealed event whose key is live reads as it was appended (a chained one whose opened values
+ * do not match their commitments carries `metadata.commitment_mismatch`, the fields' names). Once the key is destroyed the event
  * reads with each personal field set to its documented replacement value (`erased` in the map; absent
  * when that is `undefined`) and `metadata.erased_at` (ISO time of the destruction; `'unknown'` when the
  * key store has no record of the key, e.g. a key store restored from a backup older than the log).
@@ -17,8 +23,9 @@
  * from the map is refused with {@link UnclassifiedEventError}. Otherwise an unknown type is stored as
  * given, and an unknown field of a sealed type is sealed (treated as personal).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { EVENT_CLASSIFICATION, isPersonal, type EventClassification } from '../../domain/privacy/classification.ts';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { COMMITMENTS, EVENT_CLASSIFICATION, isPersonal, type EventClassification } from '../../domain/privacy/classification.ts';
+import { canonicalJson } from '../../domain/signing/document.ts';
 import type {
   AppendResult,
   EventStore,
@@ -33,6 +40,17 @@ import type { DataKeys, KeyState } from './data-keys.ts';
 
 /** The field holding an event's sealed personal fields. */
 export const SEALED_FIELD = '$sealed';
+/** Inside the sealed JSON of a chained event: the salt (base64, 16 bytes) of each field's commitment. */
+const SALTS = '$salts';
+
+/**
+ * Commitment to one personal field of a chained event: SHA-256 (hex) of `salt || canonicalJson(value)`.
+ * The salt is sealed with the value, so once the key is destroyed the digest reveals nothing (a guessed
+ * name or address cannot be tested against it).
+ */
+export function commitment(salt: Buffer, value: unknown): string {
+  return createHash('sha256').update(salt).update(canonicalJson(value), 'utf8').digest('hex');
+}
 
 /** An appended event whose type or a data field is not in `domain/privacy/classification.ts` (strict mode). */
 export class UnclassifiedEventError extends Error {
@@ -126,6 +144,18 @@ export class SealingEventStore implements EventStore {
       }
     }
     if (!any) return e;
+    if (c.chainHash) {
+      // Entries of a hash chain: the chain hashes a salted commitment of each sealed field (kept in clear).
+      const salts: Record<string, string> = {};
+      const commitments: Record<string, string> = {};
+      for (const [f, v] of Object.entries(secret)) {
+        const salt = randomBytes(16);
+        salts[f] = salt.toString('base64');
+        commitments[f] = commitment(salt, v);
+      }
+      secret[SALTS] = salts;
+      clear[COMMITMENTS] = commitments;
+    }
     const { keyRef, key } = await this.keys.keyFor(subject);
     clear[SEALED_FIELD] = sealFields(key, keyRef, e.type, streamName, secret);
     return { ...e, data: clear };
@@ -148,11 +178,25 @@ export class SealingEventStore implements EventStore {
 
   private openOne<E extends RecordedEvent>(e: E, state: KeyState): E {
     const { [SEALED_FIELD]: sealed, ...clear } = e.data as Record<string, unknown>;
-    if (state.status === 'live') return { ...e, data: { ...clear, ...openFields(state.key, e.type, e.streamName, sealed as string) } };
+    if (state.status === 'live') {
+      const { [SALTS]: salts, ...fields } = openFields(state.key, e.type, e.streamName, sealed as string);
+      const commits = clear[COMMITMENTS];
+      if (isObject(commits)) {
+        // The values must be those the chain committed to (a value re-sealed by someone holding the key is not).
+        const bad = Object.entries(commits).filter(([f, d]) => {
+          const salt = isObject(salts) ? salts[f] : undefined;
+          return typeof salt !== 'string' || commitment(Buffer.from(salt, 'base64'), fields[f]) !== d;
+        });
+        if (bad.length) return { ...e, data: { ...clear, ...fields }, metadata: { ...e.metadata, commitment_mismatch: bad.map(([f]) => f) } };
+      }
+      return { ...e, data: { ...clear, ...fields } };
+    }
     const c = this.map[e.type];
     if (c) {
+      // A chained entry reads with only its committed fields replaced (it hashes as before).
+      const committed = isObject(clear[COMMITMENTS]) ? new Set(Object.keys(clear[COMMITMENTS])) : null;
       for (const [f, cls] of Object.entries(c.fields)) {
-        if (isPersonal(cls) && cls.erased !== undefined) clear[f] = structuredClone(cls.erased);
+        if (isPersonal(cls) && cls.erased !== undefined && (!committed || committed.has(f))) clear[f] = structuredClone(cls.erased);
       }
     }
     return { ...e, data: clear, metadata: { ...e.metadata, erased_at: state.status === 'destroyed' ? state.destroyedAt : 'unknown' } };
@@ -160,7 +204,23 @@ export class SealingEventStore implements EventStore {
 
   async append(streamName: string, events: readonly NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
     const sealed: NewEvent[] = [];
-    for (const e of events) sealed.push(await this.seal(streamName, e));
+    // Chained entries appended together were linked by the domain to their predecessor's plain form;
+    // each is re-linked to the stored (committed) form, the one every reader hashes.
+    let given: string | null = null;
+    let stored: string | null = null;
+    for (const e of events) {
+      const chainHash = this.map[e.type]?.chainHash;
+      if (!chainHash || !isObject(e.data)) {
+        sealed.push(await this.seal(streamName, e));
+        given = stored = null;
+        continue;
+      }
+      const linked: NewEvent = given !== null && e.data.prev_hash === given ? { ...e, data: { ...e.data, prev_hash: stored } } : e;
+      const out = await this.seal(streamName, linked);
+      given = chainHash(e.type, e.data);
+      stored = chainHash(e.type, out.data as Record<string, unknown>);
+      sealed.push(out);
+    }
     return this.inner.append(streamName, sealed, options);
   }
 

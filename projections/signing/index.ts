@@ -7,7 +7,9 @@
  */
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
-import { SIGNING_EVENT_TYPES, evolve, initialDocumentState, type DocumentState, type SigningEvent } from '../../domain/signing/document.ts';
+import { SIGNING_EVENT_TYPES, evolve, foldDocument, initialDocumentState, type DocumentState, type SigningEvent } from '../../domain/signing/document.ts';
+import { erasedData } from '../../domain/privacy/classification.ts';
+import { PRIVACY_SIGNING_DOCUMENT_ERASED } from '../../domain/privacy/erasure.ts';
 import { auditEntries, type AuditEntry } from '../../domain/signing/audit.ts';
 import type { Projection } from '../projection.ts';
 
@@ -45,11 +47,18 @@ export async function signingDocuments(store: ReadModelStore): Promise<Collectio
 export const signingProjection: Projection = {
   name: 'signing-documents',
   collections: [SIGNING_DOCUMENTS],
-  eventTypes: SIGNING_EVENT_TYPES,
+  eventTypes: [...SIGNING_EVENT_TYPES, PRIVACY_SIGNING_DOCUMENT_ERASED],
   async apply(events: readonly RecordedEvent[], { store }) {
     const col = await signingDocuments(store);
     const touched = new Map<string, SigningDocumentDoc>();
     for (const e of events) {
+      if (e.type === PRIVACY_SIGNING_DOCUMENT_ERASED) {
+        // The document's key was destroyed: its row is rebuilt from the events as they now read (erased).
+        const id = String((e.data as Record<string, unknown>).document_id);
+        const doc = touched.get(id) ?? (await col.get(id));
+        if (doc) touched.set(id, scrubbed(doc));
+        continue;
+      }
       const id = e.streamName.slice('signing-'.length);
       let doc = touched.get(id) ?? (await col.get(id));
       if (doc && e.streamRevision <= doc.revision) continue; // already applied (idempotent replays)
@@ -80,3 +89,14 @@ export const signingProjection: Projection = {
     for (const [id, doc] of touched) await col.put(id, doc);
   },
 };
+
+/**
+ * A row as the document's events read once its data key is destroyed: each raw event's personal fields
+ * set to their replacement values (`erasedData`), the state folded again; the audit chain's hashes are
+ * unchanged (the entries carry the commitments of their sealed fields).
+ */
+function scrubbed(doc: SigningDocumentDoc): SigningDocumentDoc {
+  const raw = doc.raw.map((r) => ({ type: r.type, data: erasedData(r.type, r.data) }));
+  const state = { ...foldDocument(raw), revision: doc.state.revision };
+  return { ...doc, title: state.title, signers_count: state.signers.length, signed_count: state.signers.filter((x) => x.status === 'signed').length, audit_trail: auditEntries(raw), state, raw };
+}

@@ -19,6 +19,8 @@ export interface AuditExport {
   certificate_chain_head: string | null;
   /** `chain_head` logged in `document_finalized` equals the recomputed one. */
   certificate_head_matches: boolean | null;
+  /** Sealed values that do not match the commitments the chain hashed (`event_id` and fields); empty when all match or the document is erased. */
+  commitment_mismatches: { event_id: string; fields: string[] }[];
   audit_trail: AuditEntry[];
 }
 
@@ -38,6 +40,7 @@ export async function exportAudit(events: EventStore, documentId: string): Promi
     chain,
     certificate_chain_head: recomputedHead,
     certificate_head_matches: fin > 0 ? raw[fin]!.data.chain_head === recomputedHead : null,
+    commitment_mismatches: evs.filter((e) => Array.isArray(e.metadata.commitment_mismatch)).map((e) => ({ event_id: e.eventId, fields: e.metadata.commitment_mismatch as string[] })),
     audit_trail: trail,
   };
 }

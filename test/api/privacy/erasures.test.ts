@@ -60,7 +60,7 @@ describe('privacy erasures: requests and errors', () => {
     const none = await json('POST', '/v1/privacy/erasures', admin, {});
     expect(none.status).toBe(400);
     expect(none.body.error.details.field).toBe('subject_id');
-    const email = await json('POST', '/v1/privacy/erasures', admin, { email: 'ana@example.com' });
+    const email = await json('POST', '/v1/privacy/erasures', admin, { email: 'ana at example.com' });
     expect(email.status).toBe(400);
     expect(email.body.error.details.field).toBe('email');
     expect((await json('POST', '/v1/privacy/erasures', admin, { subject_id: 'x', nickname: 'y' })).status).toBe(400);

@@ -6,6 +6,7 @@
 import { DEFAULT_LOCALE, formatDateTime } from '../../../domain/shared/locale.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -66,6 +67,7 @@ describe('signing audit trail for auditors', () => {
     expect(audit.json.chain).toMatchObject({ ok: true, entries: 11, head: before.at(-1).hash, broken: null });
     expect(audit.json.events).toHaveLength(11);
     expect(audit.json.certificate_head_matches).toBe(true);
+    expect(audit.json.commitment_mismatches).toEqual([]);
     expect(audit.json.audit_trail).toEqual(before);
 
     // The certificate of completion prints the chain head.
@@ -82,16 +84,20 @@ describe('signing audit trail for auditors', () => {
     }
     else console.log('skip: pdftotext not installed; certificate text not checked');
 
-    // Edit one logged fact (the first signer's IP) behind the service's back: the chain breaks after it.
+    // Edit one logged fact (the first signer's IP: sealed, so its commitment, docs/privacy.md "Signing audit
+    // chain") behind the service's back: the chain breaks after it.
     const db = new Database(join(s.ctx.config.DATA_DIR, 'events.sqlite'));
     const row = db.prepare("SELECT global_position, data FROM events WHERE stream_name = ? AND type = 'signing.document_signed' ORDER BY stream_revision LIMIT 1").get(`signing-${id}`) as { global_position: number; data: string };
     const data = JSON.parse(row.data);
-    data.ip_address = '203.0.113.7';
+    expect(data.ip_address).toBeUndefined();
+    expect(data.$commitments.ip_address).toMatch(/^[0-9a-f]{64}$/);
+    data.$commitments.ip_address = createHash('sha256').update('203.0.113.7').digest('hex');
     db.prepare('UPDATE events SET data = ? WHERE global_position = ?').run(JSON.stringify(data), row.global_position);
     db.close();
     const broken = cli(['signing', 'audit', '--document', id]);
     expect(broken.status).toBe(2);
     expect(broken.json.chain).toMatchObject({ ok: false, broken: { index: 5, event: 'invitations_sent' } });
+    expect(broken.json.commitment_mismatches).toEqual([{ event_id: expect.any(String), fields: ['ip_address'] }]);
 
     const missing = cli(['signing', 'audit', '--document', 'doc_000000000000000000000000']);
     expect(missing.status).toBe(64);

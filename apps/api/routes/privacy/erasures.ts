@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eraseSubject, getErasure } from '../../../../domain/privacy/erasure.ts';
+import { requestErasure, getErasure } from '../../../../domain/privacy/erasure.ts';
+import { isValidEmail } from '../../../../domain/signing/decide.ts';
 import { FaceMatchingError } from '../../../../domain/face-matching/errors.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
@@ -8,10 +9,17 @@ import { errorSchema } from '../../error-schemas.ts';
 import { privacyCapability } from '../../../capabilities/privacy.ts';
 
 const ReceiptItem = z.object({
-  kind: z.enum(['face_templates', 'fingerprint_templates', 'data_keys']).describe('What was erased.'),
-  stores: z.array(z.string()).describe('Where: `event_log` (crypto-shredded: the data key is destroyed, the events read as erased), `read_models`, `vector_index` (every API process\'s replica), `key_store`.'),
-  count: z.number().int().describe('How many items (templates active or deleted before; keys destroyed).'),
+  kind: z
+    .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'email_verifications', 'outbox_mails'])
+    .describe(
+      'What was erased. For `email`: `signer_records` (signing documents not finalized with a signer at the address: the document\'s data key is destroyed, its personal fields read as erased, its audit chain still verifies), ' +
+        '`signer_records_blocked` (finalized documents: not erased, left for blocking), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), ' +
+        '`email_verifications` (always 0: a verification keeps no address), `outbox_mails` (stored outbound mails addressed to it, deleted).',
+    ),
+  stores: z.array(z.string()).describe('Where: `event_log` (crypto-shredded: the data key is destroyed, the events read as erased), `read_models`, `vector_index` (every API process\'s replica), `key_store`, `outbox`; empty when nothing was erased.'),
+  count: z.number().int().describe('How many items (templates active or deleted before; keys destroyed; documents; mails).'),
   erased_at: z.string().describe('ISO 8601.'),
+  document_ids: z.array(z.string()).optional().describe('The signing documents of a `signer_records*` line (ids only).'),
 });
 const ErasureSchema = z.object({
   erasure_id: z.string().describe('`era_...`').meta({ example: 'era_3f9c1d2e4b5a69788a9b0c1d2e3f4a5b' }),
@@ -24,13 +32,13 @@ const ErasureSchema = z.object({
 const CreateBody = z
   .object({
     subject_id: z.string().min(1).max(256).optional().describe('A face/fingerprint subject id: every template enrolled under it is erased.').meta({ example: 'customer-42' }),
-    email: z.string().max(254).optional().describe('Not available yet (issue 28): answered 400 `invalid_request`.'),
+    email: z.string().max(254).optional().describe('An e-mail address: every signer record, e-mail verification and outbox mail of it is erased (compared case-insensitively).').meta({ example: 'ana@example.com' }),
   })
   .strict();
 const CreateResponse = z.object({ success: z.literal(true), erasure_id: z.string(), status: z.enum(['processing', 'completed']), data: ErasureSchema });
 const GetResponse = z.object({ success: z.literal(true), data: ErasureSchema });
 const IdParams = z.object({ erasureId: z.string().min(1).max(64) });
-const badRequest = errorSchema(['validation_error', 'invalid_request']).describe('No `subject_id`, a malformed one, or `email` (not available yet).');
+const badRequest = errorSchema(['validation_error', 'invalid_request']).describe('Neither `subject_id` nor `email`, a malformed `subject_id`, or an `email` that is not one address.');
 
 /**
  * `POST /v1/privacy/erasures` and `GET /v1/privacy/erasures/:erasureId` (admin keys). Free. The erasure
@@ -45,21 +53,23 @@ export function registerPrivacyRoutes(app: ApiApp, ctx: Platform): void {
     config: { auth: { permission: 'admin' }, rateClass: 'light', errorShape: 'structured' },
     schema: {
       tags: ['privacy'],
-      summary: 'Erase a data subject (admin)',
+      summary: 'Erase a data subject or an e-mail address (admin)',
       description:
         'Erases every face and fingerprint template enrolled under `subject_id`: the subject\'s data key is destroyed, so the templates in the event log (and every backup of it) read as erased; ' +
         'they leave the listings, the vector index of every API process and the fingerprint galleries; search and verify no longer find them. Idempotent: repeating the request is harmless ' +
-        '(a `processing` erasure is resumed; after completion a new erasure also covers templates enrolled since). Erasure by `email` (signers, e-mail verifications, mails) is not available yet.',
+        '(a `processing` erasure is resumed; after completion a new erasure also covers templates enrolled since). ' +
+        'With `email` (alone or with `subject_id`): every signing document not finalized with a signer at that address is crypto-shredded (its data key is destroyed: names, e-mails, IP addresses, user agents, typed names, title... read as erased, the audit chain still verifies), ' +
+        'finalized ones are left for blocking and listed by id, and the outbox mails addressed to it are deleted. The receipt lists what was erased per kind, never the address.',
       body: CreateBody,
       response: { 202: CreateResponse, 400: badRequest },
     },
     handler: async (request, reply) => {
       const body = request.body as z.infer<typeof CreateBody>;
-      if (body.email !== undefined) throw new ApiError(400, 'invalid_request', 'erasure by email is not available yet; send subject_id', { field: 'email' });
-      if (body.subject_id === undefined) throw new ApiError(400, 'invalid_request', 'subject_id is required', { field: 'subject_id' });
+      if (body.subject_id === undefined && body.email === undefined) throw new ApiError(400, 'invalid_request', 'send subject_id, email or both', { field: 'subject_id' });
+      if (body.email !== undefined && !isValidEmail(body.email.trim())) throw new ApiError(400, 'invalid_request', 'email must be one e-mail address (local@domain)', { field: 'email' });
       let erasure;
       try {
-        erasure = await eraseSubject(deps(), { tenantId: request.auth!.tenantId, subjectId: body.subject_id, requestId: request.id });
+        erasure = await requestErasure(deps(), { tenantId: request.auth!.tenantId, subjectId: body.subject_id, email: body.email, requestId: request.id });
       } catch (error) {
         if (error instanceof FaceMatchingError) throw new ApiError(error.status, error.code, error.message, error.details);
         throw error;

@@ -1,0 +1,184 @@
+/**
+ * `POST /v1/privacy/erasures` with `email` over real HTTP (issue 28): a signer's name, e-mail address,
+ * IP address, user agent and typed name are sealed in the event log under the document's key, so the raw
+ * bytes of `events.sqlite` and its WAL never hold them; an erasure of the address destroys the key of every
+ * document not finalized with that signer (the key store's files keep no copy of the wrapped key), the
+ * document's API views and listing no longer show the signer, `npm run cli -- signing audit` verifies the
+ * chain with the same head before and after, the outbox mails to the address are deleted, a finalized
+ * document is left for blocking (listed by id), and the receipt holds no personal data. Idempotent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const MARK = 'zqmark7e41';
+const ANA = `ana.${MARK}@example.com`;
+// The signer's user agent: sealed in the signing events; usage events keep it in clear (their own retention, docs/privacy.md).
+const UA = 'Agent-ua5c02d9';
+let s: TestServer;
+let key: string;
+let tenantId: string;
+
+beforeAll(async () => {
+  s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
+  tenantId = await s.createTenant('pro');
+  key = (await s.createKey(tenantId, ['read', 'write', 'admin'])).key;
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: s.ctx.config.DATA_DIR, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: r.status, json: r.stdout.trim() ? JSON.parse(r.stdout.trim().split('\n').at(-1)!) : null, stderr: r.stderr };
+}
+
+async function api(method: string, url: string, body?: unknown) {
+  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  return { status: r.status, text: await r.text() };
+}
+
+/** Creates a document for `signers`, sends it, and has the first one sign (typed, with the marker). */
+async function signedByAna(signers: { email: string; name: string }[]): Promise<string> {
+  const form = new FormData();
+  form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'a.pdf');
+  form.set('title', 'Contrato');
+  form.set('signers', JSON.stringify(signers.map((x, i) => ({ ...x, order: i + 1 }))));
+  const created = await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key });
+  expect(created.status).toBe(201);
+  const id = ((await created.json()) as any).data.document_id as string;
+  expect((await api('POST', `/v1/signing/documents/${id}/send-invitations`, {})).status).toBe(200);
+  const m = await waitFor(() => readOutbox(s.dataDir).find((x) => x.to.includes(ANA) && x.body.includes(id)), 15_000, 'invitation');
+  const t = new URL(s.url + linkOf(m)).searchParams.get('t')!;
+  await fetch(`${s.url}/sign/${id}?t=${t}`, { headers: { 'user-agent': UA } });
+  const r = await fetch(`${s.url}/sign/${id}/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': UA },
+    body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: `Ana ${MARK}` }).toString(),
+  });
+  expect(r.status).toBe(200);
+  return id;
+}
+
+/** Signing and webhook events holding `text` in clear (the stored rows). */
+function storedRowsWith(text: string): number {
+  const db = new Database(join(s.ctx.config.DATA_DIR, 'events.sqlite'), { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) n FROM events WHERE (stream_name LIKE 'signing-%' OR stream_name LIKE 'webhook-events-%') AND (data LIKE ? OR metadata LIKE ?)").get(`%${text}%`, `%${text}%`) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** The event store's files (database and WAL), as raw bytes. */
+function eventStoreBytes(): Buffer {
+  const dir = s.ctx.config.DATA_DIR;
+  return Buffer.concat(['events.sqlite', 'events.sqlite-wal'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f))));
+}
+function keyStoreBytes(): Buffer {
+  const dir = join(s.ctx.config.DATA_DIR, 'keys');
+  return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))));
+}
+
+describe('privacy erasures by e-mail address', () => {
+  it('seals signers in the log, erases their documents, keeps the chain verifiable and deletes their mails', async () => {
+    const open = await signedByAna([{ email: ANA, name: `Ana ${MARK}` }, { email: 'otro@example.com', name: 'Otro Firmante' }]);
+    const finalized = await signedByAna([{ email: ANA, name: `Ana ${MARK}` }]);
+    expect((await api('POST', `/v1/signing/documents/${finalized}/finalize`)).status).toBe(200);
+
+    // Sealed from the start: the log's raw bytes never hold the signer's name, address, user agent or typed name.
+    expect(eventStoreBytes().includes(MARK)).toBe(false);
+    expect(storedRowsWith(UA)).toBe(0);
+    expect(storedRowsWith('"ip_address":"127.0.0.1"')).toBe(0);
+    const before = cli(['signing', 'audit', '--document', open]);
+    expect(before.status, before.stderr).toBe(0);
+    expect(before.json.chain.ok).toBe(true);
+    expect(JSON.stringify(before.json.audit_trail)).toContain(MARK); // readable while the key lives
+    expect(JSON.stringify(before.json.audit_trail)).toContain(UA);
+    const view = await api('GET', `/v1/signing/documents/${open}`);
+    expect(view.text).toContain(ANA);
+    expect(readOutbox(s.dataDir).filter((m) => m.to.includes(ANA))).toHaveLength(2);
+    const otherMails = readOutbox(s.dataDir).filter((m) => m.to.includes('otro@example.com')).length;
+
+    // The wrapped key of the open document, to look for in the key store's files afterwards.
+    const kdb = new Database(join(s.ctx.config.DATA_DIR, 'keys', 'keys.sqlite'), { readonly: true });
+    const wrapped = (kdb.prepare('SELECT wrapped FROM data_keys WHERE subject = ?').get(`signing:${tenantId}:${open}`) as { wrapped: Buffer }).wrapped;
+    kdb.close();
+    expect(keyStoreBytes().includes(wrapped)).toBe(true);
+
+    const r = await api('POST', '/v1/privacy/erasures', { email: ANA.toUpperCase() });
+    expect(r.status, r.text).toBe(202);
+    const erasure = JSON.parse(r.text);
+    expect(erasure.status).toBe('completed');
+    expect(erasure.data.scope).toEqual({ subject_id: false, email: true });
+    const line = (kind: string) => erasure.data.erased.find((x: any) => x.kind === kind);
+    expect(line('signer_records')).toMatchObject({ count: 1, document_ids: [open], stores: ['event_log', 'read_models', 'key_store'] });
+    expect(line('signer_records_blocked')).toMatchObject({ count: 1, document_ids: [finalized], stores: [] });
+    expect(line('email_verifications')).toMatchObject({ count: 0 });
+    expect(line('outbox_mails')).toMatchObject({ count: 2, stores: ['outbox'] });
+    expect(line('data_keys')).toMatchObject({ count: 1 });
+    expect(r.text.toLowerCase()).not.toContain(MARK);
+    const got = await api('GET', `/v1/privacy/erasures/${erasure.erasure_id}`);
+    expect(got.status).toBe(200);
+    expect(got.text.toLowerCase()).not.toContain(MARK);
+
+    // The key is gone from the key store's files; the log still holds no marker.
+    expect(keyStoreBytes().includes(wrapped)).toBe(false);
+    expect(eventStoreBytes().includes(MARK)).toBe(false);
+
+    // The API no longer shows the signer of the open document (the finalized one awaits blocking).
+    const after = await api('GET', `/v1/signing/documents/${open}`);
+    expect(after.status).toBe(200);
+    expect(after.text).not.toContain(MARK);
+    expect(after.text).not.toContain('Otro Firmante');
+    const list = await api('GET', '/v1/signing/documents?limit=100');
+    const row = JSON.parse(list.text).data.documents?.find?.((d: any) => d.document_id === open || d.id === open) ?? JSON.parse(list.text).data.find?.((d: any) => d.document_id === open || d.id === open);
+    expect(row).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain(MARK);
+
+    // The chain still verifies, with the same head; the exported events read as erased.
+    const audit = cli(['signing', 'audit', '--document', open]);
+    expect(audit.status, audit.stderr).toBe(0);
+    expect(audit.json.chain).toMatchObject({ ok: true, head: before.json.chain.head, entries: before.json.chain.entries });
+    expect(JSON.stringify(audit.json)).not.toContain(MARK);
+    expect(JSON.stringify(audit.json)).not.toContain(UA);
+    expect(audit.json.events[0].metadata.erased_at).toMatch(/^\d{4}-/);
+    const fin = cli(['signing', 'audit', '--document', finalized]);
+    expect(fin.status, fin.stderr).toBe(0);
+
+    // The outbox keeps no mail to the address; the other signer's mails stay.
+    expect(readOutbox(s.dataDir).filter((m) => m.raw.toLowerCase().includes(MARK))).toEqual([]);
+    expect(readOutbox(s.dataDir).filter((m) => m.to.includes('otro@example.com'))).toHaveLength(otherMails);
+
+    // Idempotent: nothing left to erase, the finalized document is still listed for blocking.
+    const again = await api('POST', '/v1/privacy/erasures', { email: ANA });
+    expect(again.status).toBe(202);
+    const a = JSON.parse(again.text).data.erased;
+    expect(a.find((x: any) => x.kind === 'signer_records')).toMatchObject({ count: 0 });
+    expect(a.find((x: any) => x.kind === 'signer_records_blocked')).toMatchObject({ document_ids: [finalized] });
+    expect(a.find((x: any) => x.kind === 'outbox_mails')).toMatchObject({ count: 0 });
+
+    // A replay rebuilds the open document's row without the signer.
+    const replay = cli(['replay']);
+    expect(replay.status, replay.stderr).toBe(0);
+    expect((await api('GET', `/v1/signing/documents/${open}`)).text).not.toContain(MARK);
+  }, 300_000);
+
+  it('refuses an email that is not one address, with or without subject_id', async () => {
+    for (const body of [{ email: 'not-an-address' }, { email: 'a@b.example, c@d.example' }, { subject_id: 'x', email: '' }]) {
+      const r = await api('POST', '/v1/privacy/erasures', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.parse(r.text).error.details.field).toBe('email');
+    }
+  });
+});
