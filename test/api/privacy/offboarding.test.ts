@@ -126,7 +126,7 @@ describe('tenant off-boarding over HTTP', () => {
 });
 
 describe('tenant off-boarding from the CLI', () => {
-  it('`tenant offboard --tenant ID` prints the receipt and revokes the keys; --help documents it', async () => {
+  it('`privacy retention` sets periods; `tenant offboard --tenant ID` prints the receipt and revokes the keys; --help documents it', async () => {
     const help = execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'tenant', 'offboard', '--help'], { cwd: repoRoot, encoding: 'utf8' });
     expect(help).toContain('usage: npm run cli -- tenant offboard --tenant ID');
     const server = await startTestServer();
@@ -136,8 +136,20 @@ describe('tenant off-boarding from the CLI', () => {
     const dataDir = server.dataDir;
     await server.app.close();
     await server.ctx.close();
+    const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' };
     try {
-      const out = execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'tenant', 'offboard', '--tenant', t], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' } });
+      // `privacy retention`: sets the periods named, refuses a bad one with the usage exit code.
+      const set = JSON.parse(execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'privacy', 'retention', '--tenant', t, '--usage-ip-days', '30', '--biometric-days', 'none'], { cwd: repoRoot, encoding: 'utf8', env }).trim().split('\n').pop()!);
+      expect(set.settings).toMatchObject({ usage_ip_days: 30, biometric_templates_days: null, documents_days: 365 });
+      expect(set.overridden.sort()).toEqual(['biometric_templates_days', 'usage_ip_days']);
+      let code = 0;
+      try {
+        execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'privacy', 'retention', '--tenant', t, '--usage-ip-days', '0'], { cwd: repoRoot, encoding: 'utf8', env, stdio: 'pipe' });
+      } catch (error) {
+        code = (error as { status: number }).status;
+      }
+      expect(code).toBe(64);
+      const out = execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'tenant', 'offboard', '--tenant', t], { cwd: repoRoot, encoding: 'utf8', env });
       const receipt = JSON.parse(out.trim().split('\n').pop()!);
       expect(receipt).toMatchObject({ tenant_id: t, status: 'completed' });
       expect(receipt.erased.find((i: { kind: string }) => i.kind === 'api_keys').count).toBe(1);
