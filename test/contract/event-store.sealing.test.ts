@@ -3,9 +3,10 @@
  * contract with every event sealed, seals the personal fields of face and fingerprint enrolments under
  * the subject's key (the raw SQLite files hold neither the template nor the marker), reads them back as
  * appended, reads them as erased once the subject's key is destroyed, survives a master-key rotation,
- * and refuses unclassified types and fields in strict mode.
+ * refuses unclassified types and fields in strict mode, and keeps the signing audit chain verifiable over
+ * commitments before and after a document key is destroyed.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,10 @@ import { SqliteEventStore } from '../../infra/event-store/sqlite/sqlite-event-st
 import { SqliteKeyStore } from '../../infra/key-store/sqlite/sqlite-key-store.ts';
 import { DataKeys, masterKeyId, type MasterKeys } from '../../infra/privacy/data-keys.ts';
 import { SEALED_FIELD, SealingEventStore, UnclassifiedEventError } from '../../infra/privacy/sealing-event-store.ts';
-import type { EventClassification } from '../../domain/privacy/classification.ts';
+import { subjectKeyId, type EventClassification } from '../../domain/privacy/classification.ts';
+import { canonicalJson, documentStream, foldDocument, type SigningEvent } from '../../domain/signing/document.ts';
+import { decideCreate, decideSendInvitations, decideSign, decideView } from '../../domain/signing/decide.ts';
+import { verifyChain } from '../../domain/signing/audit.ts';
 import { encodeTemplate, type FaceEmbeddingEnrolled } from '../../domain/face-matching/events.ts';
 import type { FingerprintTemplateEnrolled } from '../../domain/fingerprint/events.ts';
 import { eventStoreContract } from './event-store.contract.ts';
@@ -208,5 +212,72 @@ describe('sealing event store: face and fingerprint templates', () => {
     expect(lax.raw().includes('Pepe-7f3a')).toBe(false);
     expect((await lax.store.readAll()).map((e) => e.data)).toEqual([{ ...extra.data, nickname: 'Pepe-7f3a' }, { a: 1 }]);
     await Promise.all([strict.store.close(), lax.store.close()]);
+  });
+});
+
+describe('signing events: sealed per document, audit chain over commitments (docs/privacy.md "Signing audit chain")', () => {
+  const T0 = Date.parse('2026-01-10T10:00:00Z');
+  const docId = 'doc_bbbbbbbbbbbbbbbbbbbbbbbb';
+  const stream = documentStream(docId);
+  const meta = { tenant_id: 'ten_1' };
+  const append = async (store: SealingEventStore, events: SigningEvent[], expected: number | 'no_stream') => {
+    await store.append(stream, events.map((e) => ({ ...e, metadata: meta })), { expectedRevision: expected });
+  };
+
+  it('keeps the chain verifiable, with the same head, before and after the document key is destroyed', async () => {
+    const { store, keys, raw } = open({ strict: true });
+    const created = decideCreate(
+      {
+        documentId: docId, tenantId: 'ten_1', user: 'api_key:k1', title: 'Contrato', description: null, message: 'hola', notifyEmail: null,
+        expiryDate: '2026-02-01T23:59:59.999Z', file: { name: 'a.pdf', size: 10, pages: 1 }, pageSizes: [{ width: 600, height: 800 }],
+        documentSha256: 'a'.repeat(64), blobKey: 'k', linkBase: 'http://x', locale: { language: 'es', timeZone: 'America/Mexico_City' },
+        signers: [{ id: 's1', email: 'ana.sealmark@example.com', name: 'Ana sealmark', role: 'r', order: 1, fields: [] }], tags: new Map(),
+      },
+      T0,
+    );
+    await append(store, created, 'no_stream');
+    const read = async () => (await store.readStream(stream)).events;
+    // A batch chained by the domain over the plain form: re-linked to the stored form.
+    const sent = decideSendInvitations(foldDocument(await read()), { reminderDays: 3, customMessage: 'firma sealmark', user: 'u' }, T0 + 1);
+    const view = decideView(foldDocument([...(await read()), ...sent]), { signerId: 's1', ip: '198.51.100.9', userAgent: 'UA sealmark' }, T0 + 2);
+    await append(store, [...sent, ...view], 0);
+    const s = foldDocument(await read());
+    await append(store, decideSign(s, { signerId: 's1', ip: '198.51.100.9', userAgent: 'UA sealmark', signatureId: 'sig_1', method: 'typed', typedName: 'Ana sealmark', imageBlob: null, imageSha256: null, consent: true }, T0 + 3), s.revision);
+
+    expect(raw().includes('sealmark')).toBe(false);
+    expect(raw().includes('198.51.100.9')).toBe(false);
+    const before = await read();
+    expect(before.map((e) => e.type)).toEqual(['signing.document_created', 'signing.invitations_sent', 'signing.document_viewed', 'signing.document_signed', 'signing.document_completed']);
+    expect((before[0]!.data as any).signers[0].name).toBe('Ana sealmark');
+    const v1 = verifyChain(before as never);
+    expect(v1.ok).toBe(true);
+    expect(foldDocument(before).last_hash).toBe(v1.head); // the domain's head is the verifier's
+
+    await keys.destroy(subjectKeyId('signing', 'ten_1', docId), '2026-01-11T00:00:00.000Z');
+    const after = await read();
+    expect(JSON.stringify(after.map((e) => e.data))).not.toContain('sealmark');
+    expect((after[0]!.data as any).signers).toEqual([]);
+    expect((after[3]!.data as any).ip_address).toBe('');
+    expect(after[0]!.metadata.erased_at).toBe('2026-01-11T00:00:00.000Z');
+    expect(verifyChain(after as never)).toMatchObject({ ok: true, head: v1.head, entries: 5 });
+    // The domain continues the chain of an erased document.
+    const erased = foldDocument(after);
+    expect(erased.last_hash).toBe(v1.head);
+    await store.close();
+  });
+
+  it('keeps the old rule for events without commitments (documents written before sealing)', () => {
+    const created = decideCreate(
+      {
+        documentId: docId, tenantId: 'ten_1', user: 'u', title: 'T', description: null, message: null, notifyEmail: null,
+        expiryDate: '2026-02-01T23:59:59.999Z', file: { name: 'a.pdf', size: 10, pages: 1 }, pageSizes: [{ width: 600, height: 800 }],
+        documentSha256: 'c'.repeat(64), blobKey: 'k', linkBase: 'http://x', locale: { language: 'es', timeZone: 'America/Mexico_City' },
+        signers: [{ id: 's1', email: 'a@example.com', name: 'A', role: 'r', order: 1, fields: [] }], tags: new Map(),
+      },
+      T0,
+    );
+    const sent = decideSendInvitations(foldDocument(created), { reminderDays: 3, customMessage: null, user: 'u' }, T0 + 1);
+    expect(sent[0]!.data.prev_hash).toBe(createHash('sha256').update(canonicalJson({ event: 'document_created', data: created[0]!.data })).digest('hex'));
+    expect(verifyChain([...created, ...sent] as never).ok).toBe(true);
   });
 });
