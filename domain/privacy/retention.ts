@@ -20,7 +20,7 @@ import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { PLAN_RETENTION, type PlanName, type PlanRetention } from '../plans/plans.ts';
 import { EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES } from '../face-matching/deps.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
-import { eraseSubject, type ErasureDeps } from './erasure.ts';
+import { erasureStream, eraseSubject, foldErasures, type ErasureDeps } from './erasure.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
 
 export const PRIVACY_RETENTION_SET = 'PrivacyRetentionSet';
@@ -163,21 +163,28 @@ export interface RetentionDeps {
 }
 
 /**
- * Subjects of the tenant with an active face or fingerprint template whose latest enrolment is before
- * `cutoffIso` (a subject's templates share one data key, so a subject expires as a whole).
+ * Subjects of the tenant whose latest face or fingerprint enrolment is before `cutoffIso` and that were
+ * not erased since (a subject's templates share one data key, so a subject expires as a whole). Subjects
+ * whose templates were all deleted count too: the log still holds their sealed templates until the key is
+ * destroyed.
  */
-export async function expiredSubjects(readModels: ReadModelStore, tenantId: string, cutoffIso: string): Promise<string[]> {
-  const latest = new Map<string, { at: string; active: boolean }>();
+export async function expiredSubjects(readModels: ReadModelStore, events: EventStore, tenantId: string, cutoffIso: string): Promise<string[]> {
+  const latest = new Map<string, { at: string }>();
   for (const [name, indexes] of [[EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES], [TEMPLATES_COLLECTION, TEMPLATE_INDEXES]] as const) {
     const c = await readModels.collection(name, { indexes });
     for (const d of await c.find({ tenant_id: tenantId })) {
       const s = String(d.subject_id);
       const at = String(d.created_at);
-      const x = latest.get(s) ?? { at: '', active: false };
-      latest.set(s, { at: at > x.at ? at : x.at, active: x.active || d.is_active === true });
+      const x = latest.get(s) ?? { at: '' };
+      latest.set(s, { at: at > x.at ? at : x.at });
     }
   }
-  return [...latest].filter(([, x]) => x.active && x.at < cutoffIso).map(([s]) => s).sort();
+  const erasedAt = new Map<string, string>();
+  for (const e of foldErasures((await events.readStream(erasureStream(tenantId))).events).values()) {
+    if (e.status !== 'completed' || !e.subjectId || !e.completed_at) continue;
+    if (e.completed_at > (erasedAt.get(e.subjectId) ?? '')) erasedAt.set(e.subjectId, e.completed_at);
+  }
+  return [...latest].filter(([s, x]) => x.at < cutoffIso && !((erasedAt.get(s) ?? '') >= x.at)).map(([s]) => s).sort();
 }
 
 /**
@@ -195,7 +202,7 @@ export async function sweepTenant(deps: RetentionDeps, tenantId: string, plan: P
   const items: SweepItem[] = [];
 
   if (s.biometric_templates_days !== null) {
-    const subjects = await expiredSubjects(deps.readModels, tenantId, cutoff(s.biometric_templates_days));
+    const subjects = await expiredSubjects(deps.readModels, deps.erasure.events, tenantId, cutoff(s.biometric_templates_days));
     for (const subjectId of subjects) await eraseSubject(deps.erasure, { tenantId, subjectId });
     if (subjects.length) items.push({ kind: 'biometric_subjects', count: subjects.length });
   }

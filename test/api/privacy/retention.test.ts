@@ -22,6 +22,10 @@ const facesDir = path.resolve(repoRoot, '../shared/data/faces/face-api-js/images
 const haveFaces = existsSync(facesDir);
 if (!haveFaces) console.warn(`retention tests with faces skipped: ${facesDir} is absent`);
 const face = (who: string, n: number) => readFileSync(path.join(facesDir, who, `${who}${n}.png`));
+const fpDir = path.resolve(repoRoot, '../shared/data/fingerprint/fvc2002/DB1_B');
+const haveFingerprints = existsSync(fpDir);
+if (!haveFingerprints) console.warn(`retention test of a deleted fingerprint skipped: ${fpDir} is absent`);
+const bin = jsonCalls(() => s);
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-03-02T12:00:00.000Z');
@@ -200,6 +204,14 @@ describe('the daily sweep', () => {
     expect((await json('PUT', '/v1/privacy/retention', admin, { biometric_templates_days: 30 })).status).toBe(200);
     const old = await img.post(admin, '/v1/face-matching/enroll', { image: face('sheldon', 1), subject_id: 'subj-old', liveness_score: '0.9' });
     expect(old.status, JSON.stringify(old.body)).toBe(200);
+    // A fingerprint subject whose template was deleted: its sealed template stays in the log until erased.
+    let fpTemplate: string | null = null;
+    if (haveFingerprints) {
+      const fp = await bin.post(admin, '/v1/fingerprint-matching/enroll', { template: readFileSync(path.join(fpDir, '101_1.iso')), subject_id: 'subj-fp-deleted' });
+      expect(fp.status, JSON.stringify(fp.body)).toBe(200);
+      fpTemplate = fp.body.templateId;
+      expect((await s.fetch(`/v1/fingerprint-matching/templates/${fpTemplate}`, { method: 'DELETE', key: admin })).status).toBe(200);
+    }
     await advanceAndSweep(20 * DAY);
     const young = await img.post(admin, '/v1/face-matching/enroll', { image: face('penny', 1), subject_id: 'subj-young', liveness_score: '0.9' });
     expect(young.status).toBe(200);
@@ -216,8 +228,16 @@ describe('the daily sweep', () => {
     expect(keep.body.matches[0].subject_id).toBe('subj-young');
     const enrolled = (await s.ctx.events.readStream(`face-embedding-${old.body.embeddingId}`)).events[0]!;
     expect(enrolled.data).toMatchObject({ template_f32le_b64: '', subject_id: 'subj-old' });
+    if (fpTemplate) {
+      const fpEnrolled = (await s.ctx.events.readStream(`fingerprint-template-${fpTemplate}`)).events[0]!;
+      expect(fpEnrolled.data).toMatchObject({ minutiae_b64: '', subject_id: 'subj-fp-deleted' });
+    }
     const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
-    expect(view.last_sweep.items).toEqual(expect.arrayContaining([{ kind: 'biometric_subjects', count: 1 }]));
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([{ kind: 'biometric_subjects', count: fpTemplate ? 2 : 1 }]));
+    // The next day's sweep does not erase them again.
+    await advanceAndSweep(DAY);
+    const next = (await json('GET', '/v1/privacy/retention', admin)).body.data.last_sweep;
+    if (next.swept_at !== view.last_sweep.swept_at) expect(next.items.map((i: { kind: string }) => i.kind)).not.toContain('biometric_subjects');
   }, TIMEOUT);
 });
 });
