@@ -33,6 +33,8 @@ export const PRIVACY_ERASURE_REQUESTED = 'PrivacyErasureRequested';
 export const PRIVACY_SUBJECT_ERASED = 'PrivacySubjectErased';
 export const PRIVACY_ERASURE_COMPLETED = 'PrivacyErasureCompleted';
 export const PRIVACY_SIGNING_DOCUMENT_ERASED = 'PrivacySigningDocumentErased';
+/** The signing projection's read-model collection (`SIGNING_DOCUMENTS`, `projections/signing/index.ts`). */
+const SIGNING_DOCUMENTS_COLLECTION = 'signing_documents';
 
 /** Kinds of receipt lines. */
 export type ReceiptKind =
@@ -227,7 +229,11 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
       erased.push(d.documentId);
     }
   }
-  if (erased.length) await deps.catchUp();
+  if (erased.length) {
+    await deps.catchUp();
+    // The rewritten rows' former versions leave the read-model files too (SQLite WAL, PostgreSQL dead rows).
+    await deps.readModels.forget([SIGNING_DOCUMENTS_COLLECTION]);
+  }
   const mails = await mail.eraseMails(email);
   const at = iso();
   const items: ReceiptItem[] = [
