@@ -23,6 +23,7 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
       return events.keys.destroy(subjectKey, at);
     },
     catchUp: () => platform.projections.catchUp(),
+    forgetResponses: (tenantId, text) => platform.idempotency.forgetResponses(tenantId, text),
     now: () => platform.clock.now(),
     newId: () => `era_${randomUUID().replace(/-/g, '')}`,
     email: {

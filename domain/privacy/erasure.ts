@@ -126,6 +126,11 @@ export interface ErasureDeps {
   readModels: ReadModelStore;
   /** Destroys every data key of a subject key id; returns the references destroyed now. */
   destroyKeys: (subjectKey: string, at: string) => Promise<string[]>;
+  /**
+   * Removes the tenant's stored `Idempotency-Key` answers whose body contains `text` (the port's
+   * `forgetResponses`); absent where the platform has no idempotency store.
+   */
+  forgetResponses?: (tenantId: string, text: string) => Promise<number>;
   /** Resolves once every projection of this process applied every event appended so far. */
   catchUp: () => Promise<void>;
   /** Epoch milliseconds. */
@@ -278,6 +283,8 @@ async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjec
   await deps.catchUp();
   // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
   await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
+  // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata).
+  await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId));
 
   return [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },

@@ -48,6 +48,14 @@ export interface IdempotencyStore {
   complete(tenantId: string, key: string, owner: string, response: StoredResponse, ttlMs: number, nowMs: number): Promise<boolean>;
   /** Removes `owner`'s in-progress record (its call failed and may be retried); no-op otherwise. */
   release(tenantId: string, key: string, owner: string): Promise<void>;
+  /**
+   * Removes every completed record of `tenantId` whose stored body (text, not base64) contains `text`, and
+   * the bytes it leaves in the store's files where the adapter can (issue 28: an erasure removes the stored
+   * answers that name an erased subject, such as a 1:N search's matches with their client metadata; the
+   * caller passes the subject id as a JSON string, quotes included). A retry with such a key runs its call
+   * again. Returns how many records were removed.
+   */
+  forgetResponses(tenantId: string, text: string): Promise<number>;
   close(): Promise<void>;
 }
 

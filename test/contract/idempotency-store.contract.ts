@@ -20,6 +20,29 @@ export function idempotencyStoreContract(name: string, factory: () => Idempotenc
     const uid = () => Math.random().toString(36).slice(2);
     const answer: StoredResponse = { status: 201, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"success":true,"data":{"n":"ñ"}}', base64: false };
 
+    it('forgetResponses removes the tenant\'s completed answers that contain the text, and no other record (issue 28)', async () => {
+      const a = open();
+      const tenant = `ten_${uid()}`;
+      const other = `ten_${uid()}`;
+      const naming: StoredResponse = { ...answer, body: '{"matches":[{"subject_id":"subj:*?[x]","metadata":{"name":"Ana"}}]}' };
+      const store = async (t: string, k: string, r: StoredResponse | null) => {
+        expect(await a.begin(t, k, 'fp', `o-${k}`, 60_000, Date.now())).toEqual({ state: 'started' });
+        if (r) expect(await a.complete(t, k, `o-${k}`, r, 60_000, Date.now())).toBe(true);
+      };
+      await store(tenant, 'names-1', naming);
+      await store(tenant, 'names-2', naming);
+      await store(tenant, 'plain', answer);
+      await store(tenant, 'running', null);
+      await store(tenant, 'bytes', { ...naming, body: Buffer.from(naming.body).toString('base64'), base64: true });
+      await store(other, 'names-1', naming);
+      expect(await a.forgetResponses(tenant, '"subj:*?[x]"')).toBe(2);
+      expect(await a.begin(tenant, 'names-1', 'fp2', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect((await a.begin(tenant, 'plain', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+      expect((await a.begin(tenant, 'running', 'fp', 'o9', 60_000, Date.now())).state).toBe('in_progress');
+      expect((await a.begin(other, 'names-1', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+      expect(await a.forgetResponses(tenant, '"nobody"')).toBe(0);
+    });
+
     it('exactly one of many concurrent begins across instances takes a key; the others see it in progress with its fingerprint', async () => {
       const a = open();
       const b = open();

@@ -21,7 +21,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonCalls, startTestServer, type TestServer } from '../helpers/server.ts';
+import { jsonCalls, multipartForm, startTestServer, type TestServer } from '../helpers/server.ts';
 import { f16Window, f32Window, filesUnder, scanBuffers, scanDirs, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
@@ -61,6 +61,8 @@ interface CapabilitySetup {
   request(ctx: SetupContext): Record<string, string>;
   /** Stores the subject's data over HTTP; returns what must be gone after the erasure (the marker is added by the test). */
   enrol(ctx: SetupContext): Promise<ScanNeedle[]>;
+  /** Files (scan source names) that must hold the marker before the erasure: the positive control of a store. */
+  markerIn?: RegExp[];
   /** Over HTTP, after the erasure (and after a replay): the capability no longer finds the subject. */
   gone(ctx: SetupContext): Promise<void>;
 }
@@ -91,6 +93,7 @@ function templateNeedles(name: string, template: Float32Array): ScanNeedle[] {
 const faceSetup: CapabilitySetup = {
   name: 'face matching',
   request: (c) => ({ subject_id: c.subjectId }),
+  markerIn: [/idempotency\.sqlite/],
   async enrol({ s, key, subjectId, marker }) {
     const { img } = calls(() => s);
     const r = await img(key, '/v1/face-matching/enroll', {
@@ -100,6 +103,10 @@ const faceSetup: CapabilitySetup = {
     // The template as stored: the enrolment event, read through the privacy layer before the erasure.
     const enrolled = (await s.ctx.events.readStream(`face-embedding-${r.body.embeddingId}`)).events[0]!;
     const b64 = (enrolled.data as { template_f32le_b64: string }).template_f32le_b64;
+    // A 1:N search with an Idempotency-Key: its stored answer carries the match's client metadata.
+    const searched = await s.fetch('/v1/face-matching/search', { method: 'POST', key, headers: { 'idempotency-key': 'scan-search-1' }, body: multipartForm({ image: face('sheldon', 2), threshold: '0' }, 'img') });
+    expect(searched.status).toBe(200);
+    expect(JSON.stringify(await searched.json())).toContain(marker);
     return [...templateNeedles('face template', decodeTemplate(b64)), textNeedle('face template base64', b64.slice(800, 864))];
   },
   async gone({ s, key, subjectId }) {
@@ -190,10 +197,12 @@ async function byteScan(profile: Profile): Promise<void> {
 
     // Positive control: with the server closed (the f16 HNSW snapshot written), the scan sees every needle
     // except renderings that are not stored on this profile (f32 raw or normalised: one of them).
-    const before = new Set((await scan()).map((h) => h.needle));
+    const beforeHits = await scan();
+    const before = new Set(beforeHits.map((h) => h.needle));
     const missing = needles.filter((n) => n.seenBefore && !before.has(n.name)).map((n) => n.name);
     expect(missing, 'needles the scan should find before the erasure').toEqual([]);
     expect([...before].some((n) => /face template f32/.test(n)), 'the face template as float32').toBe(true);
+    for (const where of SETUPS.flatMap((x) => x.markerIn ?? [])) expect(beforeHits.some((h) => h.needle === 'marker' && where.test(h.source)), `marker in ${where}`).toBe(true);
 
     s = await start();
     const request = Object.assign({}, ...SETUPS.map((x) => x.request(ctx())));

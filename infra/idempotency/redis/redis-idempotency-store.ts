@@ -87,6 +87,29 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.redis as unknown as Scripts;
   }
 
+  /**
+   * SCANs the tenant's keys, reads each record and deletes those whose completed body contains `text`.
+   * Redis's own persistence (RDB snapshots, AOF) keeps a deleted value until its next rewrite.
+   */
+  async forgetResponses(tenantId: string, text: string): Promise<number> {
+    const glob = `${`${this.prefix}idem:${tenantId}:`.replace(/[\\*?[\]]/g, '\\$&')}*`;
+    let removed = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.call(() => this.redis.scan(cursor, 'MATCH', glob, 'COUNT', 500));
+      cursor = next;
+      for (const k of keys) {
+        const raw = await this.call(() => this.redis.get(k));
+        if (!raw) continue;
+        const record = JSON.parse(raw) as Stored;
+        if (record.s === 'c' && record.r && !record.r.base64 && record.r.body.includes(text)) {
+          removed += await this.call(() => this.redis.del(k));
+        }
+      }
+    } while (cursor !== '0');
+    return removed;
+  }
+
   private redisKey(tenantId: string, key: string): string {
     return `${this.prefix}idem:${tenantId}:${key}`;
   }

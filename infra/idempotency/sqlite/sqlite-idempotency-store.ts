@@ -37,6 +37,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // A removed answer (an erasure's forgetResponses) leaves no copy in free space (issue 28).
+    this.db.pragma('secure_delete = ON');
     this.db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
       tenant_id TEXT NOT NULL,
       key TEXT NOT NULL,
@@ -84,6 +86,18 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async release(tenantId: string, key: string, owner: string): Promise<void> {
     this.releaseStmt.run(tenantId, key, owner);
+  }
+
+  /** Deletes the matching records, then checkpoints and truncates the WAL (which still holds them). */
+  async forgetResponses(tenantId: string, text: string): Promise<number> {
+    const removed = this.db
+      .prepare(
+        `DELETE FROM idempotency_keys WHERE tenant_id = ? AND state = 'completed'
+           AND json_extract(response, '$.base64') = 0 AND instr(json_extract(response, '$.body'), ?) > 0`,
+      )
+      .run(tenantId, text).changes;
+    if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return removed;
   }
 
   async close(): Promise<void> {
