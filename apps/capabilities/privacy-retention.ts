@@ -19,7 +19,7 @@ export const privacyRetentionCapability: CapabilityManifest<PrivacyRetention> = 
       events: platform.events,
       readModels: platform.readModels,
       blobs: platform.blobs,
-      engine: platform.workflows,
+      engine: () => platform.workflows,
       workflowId: retentionWorkflowId(platform.config.WORKFLOWS === 'temporal' ? platform.config.TEMPORAL_TASK_QUEUE : null),
       removeSigningDocument: async (tenantId, documentId) => {
         await platform.use(signingCapability).service.remove(tenantId, documentId, 'privacy-retention');

@@ -24,7 +24,8 @@ export interface PrivacyRetentionPorts {
   events: EventStore;
   readModels: ReadModelStore;
   blobs: BlobStore;
-  engine: WorkflowEngine;
+  /** The workflow engine, asked for only when the sweep starts (a CLI process off-boarding a tenant never opens it). */
+  engine: () => WorkflowEngine;
   /** The sweep's workflow id (`retentionWorkflowId`). */
   workflowId: string;
   /** Deletes a signing document and its files (the signing service's `remove`). */
@@ -112,7 +113,7 @@ export function createPrivacyRetention(ports: PrivacyRetentionPorts): PrivacyRet
     processManagers: [bindProcessManager(retentionProcess, { [RETENTION_ACTIVITIES.sweep]: () => sweepAll() })],
     workflowId: ports.workflowId,
     async start() {
-      await ports.engine.start(RETENTION_WORKFLOW, ports.workflowId, {}, { summary: 'Daily sweep of every tenant\'s personal-data retention periods' });
+      await ports.engine().start(RETENTION_WORKFLOW, ports.workflowId, {}, { summary: 'Daily sweep of every tenant\'s personal-data retention periods' });
     },
   };
 }
