@@ -122,15 +122,23 @@ export const usageEventsProjection: Projection = {
 /**
  * Applies a retention truncation (`UsageIpsTruncated`, docs/privacy.md "Retention"): the tenant's rows
  * created in `[from, before)` keep only the network of their IP address (`truncateIp`). Pages of 1,000
- * rows; rows without a `row_key` (projected before keys were kept) are left for the next replay.
+ * rows by a `created_at` cursor (rewritten rows may move among rows of the same instant, so no offsets:
+ * the rows of a page's last instant are read whole); rows without a `row_key` (projected before keys were
+ * kept) are left for the next replay.
  */
 async function truncateIps(c: Collection<UsageRecord>, d: UsageIpsTruncated['data']): Promise<void> {
-  const filter = { tenant_id: d.tenant_id, created_at: d.from ? { $gte: d.from, $lt: d.before } : { $lt: d.before } };
-  for (let offset = 0; ; offset += 1000) {
-    const page = await c.find(filter, { sort: [{ field: 'created_at', order: 'asc' }], limit: 1000, offset });
-    const changed = page.filter((r) => r.row_key && !isTruncatedIp(r.ip_address)).map((r) => [r.row_key!, { ...r, ip_address: truncateIp(r.ip_address) }] as const);
+  const rewrite = async (rows: UsageRecord[]) => {
+    const changed = rows.filter((r) => r.row_key && !isTruncatedIp(r.ip_address)).map((r) => [r.row_key!, { ...r, ip_address: truncateIp(r.ip_address) }] as const);
     if (changed.length) await c.putMany(changed);
-    if (page.length < 1000) break;
+  };
+  let lower: { $gte: string } | { $gt: string } | null = d.from ? { $gte: d.from } : null;
+  for (;;) {
+    const page = await c.find({ tenant_id: d.tenant_id, created_at: { ...lower, $lt: d.before } }, { sort: [{ field: 'created_at', order: 'asc' }], limit: 1000 });
+    if (page.length < 1000) return rewrite(page);
+    const last = page[page.length - 1]!.created_at;
+    await rewrite(page.filter((r) => r.created_at < last));
+    await rewrite(await c.find({ tenant_id: d.tenant_id, created_at: last }));
+    lower = { $gt: last };
   }
 }
 
