@@ -43,7 +43,7 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   { name: 'key revoke', usage: '--key-id ID', summary: 'Revokes an API key; the server refuses it within a second.', prints: '{"key_id","tenant_id","revoked":true}' },
   { name: 'credits grant', usage: '--tenant ID --amount N [--reason TEXT]', summary: 'Adds purchased credits to a tenant.', prints: '{"tenant_id","granted","available_credits"}' },
   { name: 'dashboard link', usage: '--tenant ID [--minutes N]', summary: 'Prints a one-time sign-in link to the usage dashboard (/dashboard/usage), valid N minutes (1-1440).', prints: '{"url","expires_at"}' },
-  { name: 'signing audit', usage: '--document ID', summary: "Prints a signing document's raw event stream and checks its hash chain (exit 2 when it does not verify).", prints: '{"events","chain","audit_trail"}' },
+  { name: 'signing audit', usage: '--document ID', summary: "Prints a signing document's event stream (personal fields opened, or erased) and checks its hash chain (exit 2 when it does not verify or a sealed value does not match its commitment).", prints: '{"events","chain","audit_trail","commitment_mismatches"}' },
   {
     name: 'privacy rotate-master-key',
     usage: '',
