@@ -67,15 +67,16 @@ describe('usage-events projection: IP truncation', () => {
       batch('t1', T0 + 5_000, 10, '198.51.100.9'), // after `before`
       batch('t2', T0, 10, '203.0.113.5'), // another tenant
     ];
-    const cut = truncation('t1', null, new Date(T0 + 2).toISOString());
+    const before = new Date(T0 + 2).toISOString();
+    const cut = truncation('t1', null, before);
     const store = new SqliteReadModelStore(path.join(dir, 'live.sqlite'));
     await store.transaction((tx) => usageEventsProjection.apply(log, { store: tx, vectorIndex: null as never }));
     await store.transaction((tx) => usageEventsProjection.apply([cut], { store: tx, vectorIndex: null as never }));
     const after = await rows(store);
-    const t1Before = after.filter((r) => r.tenant_id === 't1' && r.created_at < cut.data.before);
+    const t1Before = after.filter((r) => r.tenant_id === 't1' && r.created_at < before);
     expect(t1Before.length).toBe(2500);
     expect(new Set(t1Before.map((r) => r.ip_address))).toEqual(new Set(['198.51.100.0/24', '2001:db8:5::/48']));
-    expect(after.filter((r) => r.tenant_id === 't1' && r.created_at >= cut.data.before).every((r) => r.ip_address === '198.51.100.9')).toBe(true);
+    expect(after.filter((r) => r.tenant_id === 't1' && r.created_at >= before).every((r) => r.ip_address === '198.51.100.9')).toBe(true);
     expect(after.filter((r) => r.tenant_id === 't2').every((r) => r.ip_address === '203.0.113.5')).toBe(true);
 
     // Applied again: nothing changes. A replay (calls then truncation, in one batch) gives the same rows.
