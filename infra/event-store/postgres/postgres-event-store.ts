@@ -39,9 +39,6 @@ const toRecorded = (r: Row): RecordedEvent => ({
 const WRONG_REVISION = 'SE001';
 /** Advisory-lock key (classid of the two-int form) serialising appends; the objid is a hash of the schema. */
 const APPEND_LOCK_CLASS = 0x5e110;
-/** Advisory-lock key serialising migrations of one schema across processes. */
-const MIGRATE_LOCK_CLASS = 0x5e111;
-
 /**
  * The DDL of one event-store schema: the `es_events` table and the `es_append` function. Idempotent
  * (run by `npm run cli -- migrate` and, lazily, by every process that opens the store).
@@ -104,7 +101,7 @@ $fn$;
  * (serialised by an advisory lock). Used by `npm run cli -- migrate` and by {@link PostgresEventStore.create}.
  */
 export async function migratePostgresEventStore(pool: pg.Pool, schema: string): Promise<void> {
-  await runLockedDdl(pool, schema, MIGRATE_LOCK_CLASS, schemaSql(schema));
+  await runLockedDdl(pool, schema, schemaSql(schema));
 }
 
 export interface PostgresEventStoreOptions {

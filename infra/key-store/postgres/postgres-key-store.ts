@@ -13,9 +13,6 @@ interface Row {
 
 const live = (r: Row): WrappedKey => ({ keyRef: r.key_ref, subject: r.subject, wrapped: r.wrapped!, masterId: r.master_id!, createdAt: r.created_at.toISOString() });
 
-/** Advisory-lock key serialising this schema's key-store migrations across processes. */
-const MIGRATE_LOCK_CLASS = 0x5e11c;
-
 /** DDL of the key store in `schema` (idempotent). One live key per subject: a partial unique index. */
 function schemaSql(schema: string): string {
   return `
@@ -34,7 +31,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS privacy_data_keys_live_subject ON ${schema}.pr
 
 /** Creates or upgrades the key store's table in `schema` (`npm run cli -- migrate`, and lazily on first use). */
 export async function migratePostgresKeyStore(pool: pg.Pool, schema: string): Promise<void> {
-  await runLockedDdl(pool, schema, MIGRATE_LOCK_CLASS, schemaSql(schema));
+  await runLockedDdl(pool, schema, schemaSql(schema));
 }
 
 /**
