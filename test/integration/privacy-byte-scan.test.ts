@@ -24,6 +24,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { jsonCalls, multipartForm, startTestServer, type TestServer } from '../helpers/server.ts';
 import { f16Window, f32Window, filesUnder, scanBuffers, scanDirs, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
 import { ROOT } from '../helpers/processes.ts';
+import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
 import { decodeTemplate } from '../../domain/face-matching/events.ts';
 import { TEMPLATES_COLLECTION, type TemplateDoc } from '../../domain/fingerprint/deps.ts';
@@ -52,6 +53,8 @@ interface SetupContext {
   key: string;
   subjectId: string;
   marker: string;
+  /** Runs `npm run cli -- <args>` on the profile's stores; its output is scanned with the rest. */
+  cli(args: string[]): Promise<string>;
 }
 
 /** A capability that stores data about a subject. */
@@ -147,8 +150,63 @@ const fingerprintSetup: CapabilitySetup = {
   },
 };
 
-/** Every capability that stores a data subject today. (Signing, e-mail verification, OCR, usage: to add.) */
-const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup];
+/** The marker's e-mail address (the service compares and may store addresses in lower case). */
+const markerEmail = (marker: string) => `${marker}@example.com`;
+
+/** The signing document of the subject (set by `enrol`, checked by `gone`). */
+let signingDocument = '';
+let signingHead = '';
+
+/**
+ * Signing: a document (not finalized: a finalized one is blocked, not shredded) whose title and only
+ * signer carry the marker (name, e-mail address, typed signature), invited by mail and signed; erased by
+ * e-mail address. The signing audit command verifies the chain with the same head after the erasure.
+ */
+const signingSetup: CapabilitySetup = {
+  name: 'signing',
+  request: (c) => ({ email: markerEmail(c.marker) }),
+  markerIn: [/outbox\//],
+  async enrol({ s, key, marker, cli }) {
+    const email = markerEmail(marker);
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'a.pdf');
+    form.set('title', `Contrato ${marker}`);
+    form.set('signers', JSON.stringify([{ email, name: `Ana ${marker}`, order: 1 }]));
+    const created = await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: { document_id: string } }).data.document_id;
+    const sent = await s.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(sent.status).toBe(200);
+    const mail = await waitFor(() => readOutbox(s.ctx.config.DATA_DIR).find((x) => x.to.toLowerCase().includes(email.toLowerCase()) && x.body.includes(id)), 60_000, 'invitation');
+    const t = new URL(s.url + linkOf(mail)).searchParams.get('t')!;
+    await fetch(`${s.url}/sign/${id}?t=${t}`);
+    const signed = await fetch(`${s.url}/sign/${id}/sign`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: `Ana ${marker}` }).toString(),
+    });
+    expect(signed.status).toBe(200);
+    const view = await s.fetch(`/v1/signing/documents/${id}`, { key });
+    expect(await view.text()).toContain(marker);
+    const audit = JSON.parse((await cli(['signing', 'audit', '--document', id])).trim().split('\n').filter((l) => l.startsWith('{')).at(-1)!);
+    expect(audit.chain.ok).toBe(true);
+    signingDocument = id;
+    signingHead = audit.chain.head;
+    return [textNeedle('signing: lower-case marker', marker.toLowerCase())];
+  },
+  async gone({ s, key, marker, cli }) {
+    const view = await s.fetch(`/v1/signing/documents/${signingDocument}`, { key });
+    expect(view.status).toBe(200);
+    expect((await view.text()).toLowerCase()).not.toContain(marker.toLowerCase());
+    const listed = await s.fetch('/v1/signing/documents?limit=100', { key });
+    expect((await listed.text()).toLowerCase()).not.toContain(marker.toLowerCase());
+    const audit = JSON.parse((await cli(['signing', 'audit', '--document', signingDocument])).trim().split('\n').filter((l) => l.startsWith('{')).at(-1)!);
+    expect(audit.chain).toMatchObject({ ok: true, head: signingHead });
+  },
+};
+
+/** Every capability that stores a data subject today. (E-mail verification, OCR, usage: to add.) */
+const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup];
 
 /** A store profile: configuration, and the bytes it keeps outside DATA_DIR (PostgreSQL). */
 interface Profile {
@@ -172,6 +230,7 @@ async function byteScan(profile: Profile): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sello-scan-'));
   const logDir = mkdtempSync(path.join(tmpdir(), 'sello-scan-logs-'));
   const cliOutput: Array<[string, Buffer]> = [];
+  let erased = false;
   let starts = 0;
   const start = () =>
     startTestServer({
@@ -187,7 +246,14 @@ async function byteScan(profile: Profile): Promise<void> {
     s = await start();
     const tenant = await s.createTenant('enterprise');
     const key = (await s.createKey(tenant, ['read', 'write', 'admin'])).key;
-    const ctx = (): SetupContext => ({ s: s!, key, subjectId, marker });
+    const env = { DATA_DIR: dataDir, ...profile.config, SELLO_PRIVACY_STRICT: process.env.SELLO_PRIVACY_STRICT ?? '0' };
+    const cli = async (args: string[]) => {
+      const out = await runCli(args, env);
+      // What the CLI prints while the subject exists is the caller's; from the erasure on it is scanned.
+      if (erased) cliOutput.push([`cli ${args[0]} ${args[1] ?? ''} output ${cliOutput.length}`, Buffer.from(out)]);
+      return out;
+    };
+    const ctx = (): SetupContext => ({ s: s!, key, subjectId, marker, cli });
     for (const setup of SETUPS) needles.push(...(await setup.enrol(ctx())).map((n) => ({ ...n, name: `${setup.name}: ${n.name}` })));
     // Another subject stays enrolled, so the tenant's vector namespace and its snapshot live on.
     const other = await calls(() => s!).img(key, '/v1/face-matching/enroll', { image: face('penny', 1), subject_id: 'subj-keep', liveness_score: '0.9' });
@@ -205,6 +271,7 @@ async function byteScan(profile: Profile): Promise<void> {
     for (const where of SETUPS.flatMap((x) => x.markerIn ?? [])) expect(beforeHits.some((h) => h.needle === 'marker' && where.test(h.source)), `marker in ${where}`).toBe(true);
 
     s = await start();
+    erased = true;
     const request = Object.assign({}, ...SETUPS.map((x) => x.request(ctx())));
     const r = await s.fetch('/v1/privacy/erasures', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
     const body = (await r.json()) as { status: string };
@@ -217,8 +284,7 @@ async function byteScan(profile: Profile): Promise<void> {
     expect(await scan(), 'after the erasure, the server closed').toEqual([]);
 
     // `npm run cli -- replay` rebuilds every read model and the vector index without the subject.
-    const env = { DATA_DIR: dataDir, ...profile.config, SELLO_PRIVACY_STRICT: process.env.SELLO_PRIVACY_STRICT ?? '0' };
-    cliOutput.push(['cli replay output', Buffer.from(await runCli(['replay'], env))]);
+    await cli(['replay']);
     s = await start();
     for (const setup of SETUPS) await setup.gone(ctx());
     const kept = await calls(() => s!).img(key, '/v1/face-matching/search', { image: face('penny', 2), threshold: '0' });
