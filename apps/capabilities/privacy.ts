@@ -3,6 +3,9 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { COMMITMENTS } from '../../domain/privacy/classification.ts';
 import { signingDocuments } from '../../projections/signing/index.ts';
 import type { ErasureDeps } from '../../domain/privacy/erasure.ts';
+import { getRetention } from '../../domain/privacy/retention.ts';
+import { PLANS, type PlanName } from '../../domain/plans/plans.ts';
+import { tenantsCollection } from '../../projections/tenants/tenants.ts';
 import { SealingEventStore } from '../../infra/privacy/sealing-event-store.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
 
@@ -23,7 +26,7 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
       return events.keys.destroy(subjectKey, at);
     },
     catchUp: () => platform.projections.catchUp(),
-    forgetResponses: (tenantId, text) => platform.idempotency.forgetResponses(tenantId, text),
+    forgetResponses: (tenantId, text, options) => platform.idempotency.forgetResponses(tenantId, text, options),
     now: () => platform.clock.now(),
     newId: () => `era_${randomUUID().replace(/-/g, '')}`,
     email: {
@@ -40,7 +43,12 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
         const wanted = email.toLowerCase();
         return (await col.find({ tenant_id: tenantId }))
           .filter((d) => d.state.signers.some((x) => x.email.toLowerCase() === wanted))
-          .map((d) => ({ documentId: d.id, finalized: d.state.finalized_at !== null, sealed: d.raw[0]?.data[COMMITMENTS] !== undefined }));
+          .map((d) => ({ documentId: d.id, finalizedAt: d.state.finalized_at, sealed: d.raw[0]?.data[COMMITMENTS] !== undefined, blocked: !!d.blocked }));
+      },
+      signedDocumentsDays: async (tenantId) => {
+        const plan = (await (await tenantsCollection(platform.readModels)).get(tenantId))?.plan;
+        const p: PlanName = typeof plan === 'string' && plan in PLANS ? (plan as PlanName) : 'free';
+        return (await getRetention(platform.events, tenantId, p)).settings.signed_documents_days;
       },
       eraseMails: (email) => platform.mailer.eraseRecipient?.(email) ?? Promise.resolve(0),
     },

@@ -210,6 +210,10 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   },
   PrivacySigningDocumentErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, document_id: N, erased_at: N } },
   PrivacySubjectErased: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, subject_id: N, erased_at: N } },
+  // Blocking of a finalized signing document under its retention period (issue 28 item 6): ids and times;
+  // a blocked file's download records the API key id (not personal: the tenant's own credential).
+  PrivacySigningDocumentBlocked: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, document_id: N, blocked_at: N, blocked_until: N } },
+  PrivacyBlockedDocumentDownloaded: { context: 'privacy', fields: { tenant_id: N, document_id: N, file: N, key_id: N, downloaded_at: N } },
   PrivacyErasureCompleted: { context: 'privacy', fields: { erasure_id: N, tenant_id: N, completed_at: N, items: N } },
   // --- privacy retention and off-boarding (domain/privacy/retention.ts, domain/privacy/offboarding.ts)
   PrivacyRetentionSet: { context: 'privacy', fields: { tenant_id: N, settings: N, set_at: N } },

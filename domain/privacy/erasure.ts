@@ -33,6 +33,10 @@ export const PRIVACY_ERASURE_REQUESTED = 'PrivacyErasureRequested';
 export const PRIVACY_SUBJECT_ERASED = 'PrivacySubjectErased';
 export const PRIVACY_ERASURE_COMPLETED = 'PrivacyErasureCompleted';
 export const PRIVACY_SIGNING_DOCUMENT_ERASED = 'PrivacySigningDocumentErased';
+/** A finalized signing document is blocked (issue 28 item 6): kept, unused, until `blocked_until`. */
+export const PRIVACY_SIGNING_DOCUMENT_BLOCKED = 'PrivacySigningDocumentBlocked';
+/** An admin key downloaded a file of a blocked signing document (the record the LFPDPPP's blocking asks for). */
+export const PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED = 'PrivacyBlockedDocumentDownloaded';
 /** The signing projection's read-model collection (`SIGNING_DOCUMENTS`, `projections/signing/index.ts`). */
 const SIGNING_DOCUMENTS_COLLECTION = 'signing_documents';
 
@@ -51,8 +55,8 @@ export type ReceiptKind =
 export interface ReceiptItem {
   /**
    * `face_templates`, `fingerprint_templates`, `data_keys`; for an e-mail: `signer_records` (signing
-   * documents not finalized, crypto-shredded), `signer_records_blocked` (finalized documents left for
-   * blocking, not erased: `document_ids`), `signer_records_in_clear` (documents created before signing
+   * documents not finalized, crypto-shredded), `signer_records_blocked` (finalized documents blocked until
+   * the end of their retention period, then shredded by the sweep: `document_ids`, `blocked`), `signer_records_in_clear` (documents created before signing
    * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`.
    */
   kind: ReceiptKind;
@@ -64,6 +68,12 @@ export interface ReceiptItem {
   erased_at: string;
   /** The signing documents of a `signer_records*` line (ids only, no personal data). */
   document_ids?: string[];
+  /**
+   * `signer_records_blocked` only: each blocked document and the end of its blocking (ISO 8601: finalization
+   * plus the tenant's `signed_documents_days`; null when the tenant keeps signed documents until deleted),
+   * when the retention sweep shreds it.
+   */
+  blocked?: { document_id: string; blocked_until: string | null }[];
 }
 
 export type PrivacyErasureRequested = {
@@ -75,6 +85,18 @@ export type PrivacySigningDocumentErased = {
   type: typeof PRIVACY_SIGNING_DOCUMENT_ERASED;
   data: { erasure_id: string; tenant_id: string; document_id: string; erased_at: string };
 };
+export type PrivacySigningDocumentBlocked = {
+  type: typeof PRIVACY_SIGNING_DOCUMENT_BLOCKED;
+  /** `blocked_until`: ISO 8601, or null (the tenant keeps signed documents until deleted). */
+  data: { erasure_id: string; tenant_id: string; document_id: string; blocked_at: string; blocked_until: string | null };
+};
+export type PrivacyBlockedDocumentDownloaded = {
+  type: typeof PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED;
+  /** `file`: `pdf`, `pdf_with_audit` or `certificate`; `key_id`: the admin API key that downloaded it. */
+  data: { tenant_id: string; document_id: string; file: string; key_id: string | null; downloaded_at: string };
+};
+/** Stream of a tenant's downloads of blocked documents. */
+export const blockedDownloadsStream = (tenantId: string): string => `privacy-blocked-downloads-${tenantId}`;
 export type PrivacySubjectErased = {
   type: typeof PRIVACY_SUBJECT_ERASED;
   data: { erasure_id: string; tenant_id: string; subject_id: string; erased_at: string };
@@ -83,7 +105,7 @@ export type PrivacyErasureCompleted = {
   type: typeof PRIVACY_ERASURE_COMPLETED;
   data: { erasure_id: string; tenant_id: string; completed_at: string; items: ReceiptItem[] };
 };
-export type PrivacyEvent = PrivacyErasureRequested | PrivacySubjectErased | PrivacySigningDocumentErased | PrivacyErasureCompleted;
+export type PrivacyEvent = PrivacyErasureRequested | PrivacySubjectErased | PrivacySigningDocumentErased | PrivacySigningDocumentBlocked | PrivacyErasureCompleted;
 
 /** Stream of a tenant's erasure requests. */
 export const erasureStream = (tenantId: string): string => `privacy-erasures-${tenantId}`;
@@ -128,9 +150,10 @@ export interface ErasureDeps {
   destroyKeys: (subjectKey: string, at: string) => Promise<string[]>;
   /**
    * Removes the tenant's stored `Idempotency-Key` answers whose body contains `text` (the port's
-   * `forgetResponses`); absent where the platform has no idempotency store.
+   * `forgetResponses`; `ignoreCase`: ASCII case ignored, for an e-mail address); absent where the platform
+   * has no idempotency store.
    */
-  forgetResponses?: (tenantId: string, text: string) => Promise<number>;
+  forgetResponses?: (tenantId: string, text: string, options?: { ignoreCase?: boolean }) => Promise<number>;
   /** Resolves once every projection of this process applied every event appended so far. */
   catchUp: () => Promise<void>;
   /** Epoch milliseconds. */
@@ -145,8 +168,13 @@ export interface ErasureDeps {
 export interface EmailErasureDeps {
   /** Keyed digest (hex) of a normalised address for the tenant (HMAC-SHA-256 under a tenant data key): resuming without keeping the address. */
   digest: (tenantId: string, email: string) => Promise<string>;
-  /** The tenant's signing documents with a signer at `email` (compared case-insensitively). */
-  signerDocuments: (tenantId: string, email: string) => Promise<{ documentId: string; finalized: boolean; sealed: boolean }[]>;
+  /**
+   * The tenant's signing documents with a signer at `email` (compared case-insensitively): `finalizedAt`
+   * (ISO 8601) or null, whether its events are sealed, and whether it is already blocked.
+   */
+  signerDocuments: (tenantId: string, email: string) => Promise<{ documentId: string; finalizedAt: string | null; sealed: boolean; blocked: boolean }[]>;
+  /** The tenant's `signed_documents_days` in force (null: kept until deleted); the blocking period of finalized documents. */
+  signedDocumentsDays: (tenantId: string) => Promise<number | null>;
   /** Deletes the stored outbound mails addressed to `email` (To, Cc); returns how many. */
   eraseMails: (email: string) => Promise<number>;
 }
@@ -211,8 +239,10 @@ export async function requestErasure(deps: ErasureDeps, input: { tenantId: strin
 /**
  * An e-mail address's signer records, e-mail verifications and outbox mails. Signing documents are sealed
  * under one key per document (signers included): a document not finalized has its key destroyed (all of
- * its personal fields read as erased, its audit chain still verifies); a finalized one is left for
- * blocking (issue 28 item 6) and listed by id; one created before signing events were sealed cannot be
+ * its personal fields read as erased, its audit chain still verifies); a finalized one is blocked
+ * (`PrivacySigningDocumentBlocked`: no longer served to signers nor listed with its personal fields, only
+ * admin keys download it, each download recorded) until its retention period ends, when the retention
+ * sweep shreds it; one created before signing events were sealed cannot be
  * crypto-shredded and is listed by id. E-mail verification keeps nothing (no event, row or cache holds the
  * address), so its line counts 0.
  */
@@ -223,9 +253,19 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
   const blocked: string[] = [];
   const inClear: string[] = [];
   let keys = 0;
+  const blockedUntil: { document_id: string; blocked_until: string | null }[] = [];
+  const days = docs.some((d) => d.finalizedAt !== null) ? await mail.signedDocumentsDays(tenantId) : null;
   for (const d of docs) {
-    if (d.finalized) blocked.push(d.documentId);
-    else if (!d.sealed) inClear.push(d.documentId);
+    if (d.finalizedAt !== null) {
+      // Blocking (issue 28 item 6): kept under its legal retention period, unused; the sweep shreds it at the end.
+      const until = days === null ? null : new Date(Date.parse(d.finalizedAt) + days * 86_400_000).toISOString();
+      if (!d.blocked) {
+        const e: PrivacySigningDocumentBlocked = { type: PRIVACY_SIGNING_DOCUMENT_BLOCKED, data: { erasure_id: erasureId, tenant_id: tenantId, document_id: d.documentId, blocked_at: iso(), blocked_until: until } };
+        await deps.events.append(erasureStream(tenantId), [{ ...e, metadata: meta }]);
+      }
+      blocked.push(d.documentId);
+      blockedUntil.push({ document_id: d.documentId, blocked_until: until });
+    } else if (!d.sealed) inClear.push(d.documentId);
     else {
       const at = iso();
       keys += (await deps.destroyKeys(subjectKeyId('signing', tenantId, d.documentId), at)).length;
@@ -234,16 +274,19 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
       erased.push(d.documentId);
     }
   }
-  if (erased.length) {
+  if (erased.length || blocked.length) {
     await deps.catchUp();
     // The rewritten rows' former versions leave the read-model files too (SQLite WAL, PostgreSQL dead rows).
     await deps.readModels.forget([SIGNING_DOCUMENTS_COLLECTION]);
   }
   const mails = await mail.eraseMails(email);
+  // Stored Idempotency-Key answers naming the address (an e-mail verification batch, a signing document's
+  // signers), in any case the caller wrote it.
+  await deps.forgetResponses?.(tenantId, email, { ignoreCase: true });
   const at = iso();
   const items: ReceiptItem[] = [
     { kind: 'signer_records', stores: erased.length ? ['event_log', 'read_models', 'key_store'] : [], count: erased.length, erased_at: at, document_ids: erased.sort() },
-    { kind: 'signer_records_blocked', stores: [], count: blocked.length, erased_at: at, document_ids: blocked.sort() },
+    { kind: 'signer_records_blocked', stores: blocked.length ? ['read_models'] : [], count: blocked.length, erased_at: at, document_ids: blocked.sort(), blocked: blockedUntil.sort((a, b) => a.document_id.localeCompare(b.document_id)) },
     { kind: 'signer_records_in_clear', stores: [], count: inClear.length, erased_at: at, document_ids: inClear.sort() },
     { kind: 'email_verifications', stores: [], count: 0, erased_at: at },
     { kind: 'outbox_mails', stores: mails ? ['outbox'] : [], count: mails, erased_at: at },

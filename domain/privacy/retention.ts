@@ -20,7 +20,8 @@ import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { PLAN_RETENTION, type PlanName, type PlanRetention } from '../plans/plans.ts';
 import { EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES } from '../face-matching/deps.ts';
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
-import { erasureStream, eraseSubject, foldErasures, type ErasureDeps } from './erasure.ts';
+import { PRIVACY_SIGNING_DOCUMENT_ERASED, erasureStream, eraseSubject, foldErasures, type ErasureDeps, type PrivacySigningDocumentErased } from './erasure.ts';
+import { subjectKeyId } from './classification.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
 
 export const PRIVACY_RETENTION_SET = 'PrivacyRetentionSet';
@@ -188,6 +189,25 @@ export async function expiredSubjects(readModels: ReadModelStore, events: EventS
 }
 
 /**
+ * Shreds a finalized signing document whose retention period ended (a blocked one included: this is the
+ * end of its blocking, docs/privacy.md "Blocking"): its data key is destroyed (every personal field of its
+ * events reads as erased; the hashes of its files stay in clear, so `/v1/signing/verify` still recognises
+ * a copy), `PrivacySigningDocumentErased` scrubs its read-model row, then it is deleted with its files as
+ * `DELETE /v1/signing/documents/{id}` does, and the read-model files forget the former rows. Idempotent: a
+ * sweep that died mid-way finds the document again (not yet deleted) and redoes the steps.
+ */
+async function shredSignedDocument(deps: RetentionDeps, tenantId: string, documentId: string, now: number): Promise<void> {
+  const at = new Date(now).toISOString();
+  await deps.erasure.destroyKeys(subjectKeyId('signing', tenantId, documentId), at);
+  const e: PrivacySigningDocumentErased = { type: PRIVACY_SIGNING_DOCUMENT_ERASED, data: { erasure_id: `retention:${at}`, tenant_id: tenantId, document_id: documentId, erased_at: at } };
+  await deps.erasure.events.append(erasureStream(tenantId), [{ ...e, metadata: { tenant_id: tenantId } }]);
+  await deps.erasure.catchUp();
+  await deps.signing.deleteDocument(tenantId, documentId);
+  await deps.erasure.catchUp();
+  await deps.readModels.forget(['signing_documents']);
+}
+
+/**
  * Erases what outlived the tenant's periods at `now` (epoch ms): biometric subjects through
  * {@link eraseSubject} (the same path as `POST /v1/privacy/erasures`), signing working files and finalized
  * documents, and the IP addresses of older usage rows (an `UsageIpsTruncated` over the rows not yet
@@ -212,7 +232,7 @@ export async function sweepTenant(deps: RetentionDeps, tenantId: string, plan: P
     let removed = 0;
     for (const d of await deps.signing.endedDocuments(tenantId)) {
       if (d.finalized && s.signed_documents_days !== null && d.endedAt < cutoff(s.signed_documents_days)) {
-        await deps.signing.deleteDocument(tenantId, d.documentId);
+        await shredSignedDocument(deps, tenantId, d.documentId, now);
         removed += 1;
       } else if (s.documents_days !== null && d.endedAt < cutoff(s.documents_days)) {
         files += await deps.signing.deleteWorkingFiles(tenantId, d.documentId);

@@ -38,6 +38,11 @@ export const SIGNING_ERROR_STATUS = {
   pdf_busy: 503,
   /** The document was cancelled by its owner or declined by a signer. */
   document_cancelled: 400,
+  /**
+   * The finalized document is blocked by an erasure request under its legal retention period (issue 28
+   * item 6, docs/privacy.md "Blocking"): only an `admin` key may download its files (each download recorded).
+   */
+  document_blocked: 403,
   /** The operation needs another status (e.g. invitations of a document already sent; finalize before every signer signed). */
   invalid_document_status: 409,
   /** A signer tried to sign before the signers of a lower `order` signed. */

@@ -9,7 +9,7 @@ import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
 import { SIGNING_EVENT_TYPES, evolve, foldDocument, initialDocumentState, type DocumentState, type SigningEvent } from '../../domain/signing/document.ts';
 import { erasedData } from '../../domain/privacy/classification.ts';
-import { PRIVACY_SIGNING_DOCUMENT_ERASED } from '../../domain/privacy/erasure.ts';
+import { PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, PRIVACY_SIGNING_DOCUMENT_BLOCKED, PRIVACY_SIGNING_DOCUMENT_ERASED, type PrivacyBlockedDocumentDownloaded, type PrivacySigningDocumentBlocked } from '../../domain/privacy/erasure.ts';
 import { auditEntries, type AuditEntry } from '../../domain/signing/audit.ts';
 import type { Projection } from '../projection.ts';
 
@@ -34,6 +34,13 @@ export interface SigningDocumentDoc {
   /** Raw events (type, data) in order: what the audit trail is computed from. */
   raw: { type: string; data: Record<string, unknown> }[];
   revision: number;
+  /**
+   * Set when an erasure request blocked the finalized document (issue 28 item 6, docs/privacy.md
+   * "Blocking"): from when, until when (ISO 8601; null: until deleted), by which erasure. Absent or null: not blocked.
+   */
+  blocked?: { blocked_at: string; blocked_until: string | null; erasure_id: string } | null;
+  /** Downloads of the blocked document's files by admin keys: when, which file, which key id. */
+  blocked_downloads?: { downloaded_at: string; file: string; key_id: string | null }[];
 }
 
 export const SIGNING_DOCUMENTS = 'signing_documents';
@@ -47,7 +54,7 @@ export async function signingDocuments(store: ReadModelStore): Promise<Collectio
 export const signingProjection: Projection = {
   name: 'signing-documents',
   collections: [SIGNING_DOCUMENTS],
-  eventTypes: [...SIGNING_EVENT_TYPES, PRIVACY_SIGNING_DOCUMENT_ERASED],
+  eventTypes: [...SIGNING_EVENT_TYPES, PRIVACY_SIGNING_DOCUMENT_ERASED, PRIVACY_SIGNING_DOCUMENT_BLOCKED, PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED],
   async apply(events: readonly RecordedEvent[], { store }) {
     const col = await signingDocuments(store);
     const touched = new Map<string, SigningDocumentDoc>();
@@ -57,6 +64,19 @@ export const signingProjection: Projection = {
         const id = String((e.data as Record<string, unknown>).document_id);
         const doc = touched.get(id) ?? (await col.get(id));
         if (doc) touched.set(id, scrubbed(doc));
+        continue;
+      }
+      if (e.type === PRIVACY_SIGNING_DOCUMENT_BLOCKED) {
+        const d = e.data as PrivacySigningDocumentBlocked['data'];
+        const doc = touched.get(d.document_id) ?? (await col.get(d.document_id));
+        // The first blocking counts (a repeated erasure of another signer does not move it).
+        if (doc && !doc.blocked) touched.set(d.document_id, { ...doc, blocked: { blocked_at: d.blocked_at, blocked_until: d.blocked_until, erasure_id: d.erasure_id } });
+        continue;
+      }
+      if (e.type === PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED) {
+        const d = e.data as PrivacyBlockedDocumentDownloaded['data'];
+        const doc = touched.get(d.document_id) ?? (await col.get(d.document_id));
+        if (doc) touched.set(d.document_id, { ...doc, blocked_downloads: [...(doc.blocked_downloads ?? []), { downloaded_at: d.downloaded_at, file: d.file, key_id: d.key_id }] });
         continue;
       }
       const id = e.streamName.slice('signing-'.length);
@@ -83,6 +103,8 @@ export const signingProjection: Projection = {
         state,
         raw,
         revision: e.streamRevision,
+        blocked: doc?.blocked ?? null,
+        blocked_downloads: doc?.blocked_downloads ?? [],
       };
       touched.set(id, doc);
     }

@@ -44,6 +44,13 @@ import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
 import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
+import { PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, blockedDownloadsStream, type PrivacyBlockedDocumentDownloaded } from '../../domain/privacy/erasure.ts';
+
+/** Who downloads a finalized file: a blocked document's files go to `admin` keys only, each download recorded. */
+export interface Downloader {
+  keyId: string | null;
+  admin: boolean;
+}
 
 export interface SigningSettings {
   /** `PUBLIC_BASE_URL`: base of every link; when unset, the origin of the creating request. */
@@ -181,6 +188,47 @@ export function createSigningService(deps: SigningDeps) {
     };
   }
 
+  /** The read-model row of a document blocked by an erasure request (docs/privacy.md "Blocking"), or null. */
+  async function blockedRow(documentId: string): Promise<SigningDocumentDoc | null> {
+    const row = await (await signingDocuments(deps.readModels)).get(documentId);
+    return row?.blocked && !row.deleted ? row : null;
+  }
+
+  /** A blocked document as the API shows it: no title, file name, signers or personal audit fields. */
+  function blockedView(s: DocumentState, row: SigningDocumentDoc) {
+    const v = view(s);
+    const audit = ((row.audit_trail as AuditEntry[] | undefined) ?? []).map((a) => {
+      const x = a as unknown as Record<string, unknown>;
+      return { event: x.event, timestamp: x.timestamp, ...(x.user !== undefined ? { user: x.user } : {}), prev_hash: x.prev_hash, hash: x.hash } as unknown as AuditEntry;
+    });
+    return {
+      ...v,
+      title: '[blocked]',
+      description: null,
+      message: null,
+      signers: [],
+      file: { name: '[blocked]', size: s.file.size, pages: s.file.pages },
+      blocked: { blocked_at: row.blocked!.blocked_at, blocked_until: row.blocked!.blocked_until, downloads: row.blocked_downloads ?? [] },
+      audit_trail: audit,
+    };
+  }
+
+  /**
+   * Refuses a blocked document's file to a non-admin key and records an admin's download
+   * (`PrivacyBlockedDocumentDownloaded`, no personal data beyond the key id).
+   * @throws SigningError `document_blocked` (403).
+   */
+  async function guardBlocked(s: DocumentState, file: string, who: Downloader | undefined): Promise<void> {
+    const row = await blockedRow(s.document_id);
+    if (!row) return;
+    if (!who?.admin) {
+      throw new SigningError('document_blocked', 'This document is blocked by an erasure request until its legal retention period ends; only an admin key can download it', { document_id: s.document_id, blocked_until: row.blocked!.blocked_until });
+    }
+    const e: PrivacyBlockedDocumentDownloaded = { type: PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, data: { tenant_id: s.tenant_id, document_id: s.document_id, file, key_id: who.keyId, downloaded_at: iso(clock.now()) } };
+    await events.append(blockedDownloadsStream(s.tenant_id), [{ ...e, metadata: { tenant_id: s.tenant_id, ...(who.keyId ? { user: `api_key:${who.keyId}` } : {}) } }]);
+    await deps.catchUp();
+  }
+
   const blobKey = (s: { tenant_id: string; document_id: string }, name: string) => `signing/${s.tenant_id}/${s.document_id}/${name}`;
 
   async function original(s: DocumentState): Promise<Buffer> {
@@ -284,6 +332,7 @@ export function createSigningService(deps: SigningDeps) {
       const s = await loadOwned(tenantId, documentId);
       await deps.catchUp();
       const doc = await (await signingDocuments(deps.readModels)).get(documentId);
+      if (doc?.blocked) return blockedView(s, doc);
       return view(s, (doc?.audit_trail as AuditEntry[] | undefined) ?? []);
     },
 
@@ -295,7 +344,7 @@ export function createSigningService(deps: SigningDeps) {
       const total = await col.count(filter as never);
       const docs = await col.find(filter as never, { sort: [{ field: q.sort, order: q.order }, { field: 'id', order: 'asc' }], limit: q.perPage, offset: (q.page - 1) * q.perPage });
       return {
-        documents: docs.map((d) => ({ document_id: d.id, title: d.title, status: d.status, created_at: d.created_at, updated_at: d.updated_at, expiry_date: d.expiry_date, signers_count: d.signers_count, signed_count: d.signed_count })),
+        documents: docs.map((d) => ({ document_id: d.id, title: d.blocked ? '[blocked]' : d.title, status: d.status, created_at: d.created_at, updated_at: d.updated_at, expiry_date: d.expiry_date, signers_count: d.signers_count, signed_count: d.signed_count, ...(d.blocked ? { blocked: true } : {}) })),
         pagination: { page: q.page, per_page: q.perPage, total, total_pages: Math.ceil(total / q.perPage) },
       };
     },
@@ -387,23 +436,26 @@ export function createSigningService(deps: SigningDeps) {
     },
 
     /** The finalized PDF (`pdf`) or the same with the audit pages (`pdf_with_audit`). */
-    async download(tenantId: string, documentId: string, format: 'pdf' | 'pdf_with_audit') {
+    async download(tenantId: string, documentId: string, format: 'pdf' | 'pdf_with_audit', who?: Downloader) {
       const s = await loadOwned(tenantId, documentId);
       if (s.status !== 'completed') {
         throw new SigningError('invalid_document_status', `The document is not finalized yet (status ${effectiveStatus(s, clock.now())}); finalize it first`, { document_id: documentId, status: effectiveStatus(s, clock.now()) });
       }
+      await guardBlocked(s, format, who);
       return { filename: `${s.document_id}${format === 'pdf' ? '' : '-with-audit'}.pdf`, bytes: await finalFile(s, format) };
     },
 
-    async certificate(tenantId: string, documentId: string) {
+    async certificate(tenantId: string, documentId: string, who?: Downloader) {
       const s = await loadOwned(tenantId, documentId);
       if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The certificate exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
+      await guardBlocked(s, 'certificate', who);
       return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate') };
     },
 
     /** A view-only URL valid `previewTtlSeconds` (HMAC-signed; it cannot sign). */
     async preview(tenantId: string, documentId: string) {
       const s = await loadOwned(tenantId, documentId);
+      if (await blockedRow(documentId)) throw new SigningError('document_blocked', 'This document is blocked by an erasure request: it is no longer shown to anyone', { document_id: documentId });
       const exp = clock.now() + settings.previewTtlSeconds * 1000;
       const sig = createHmac('sha256', deps.linkKey()).update(`preview:${documentId}:${exp}`).digest('base64url');
       return { preview_url: `${linkBase(s)}/sign/preview/${documentId}?exp=${exp}&sig=${sig}`, expires_at: iso(exp) };
@@ -415,7 +467,8 @@ export function createSigningService(deps: SigningDeps) {
       const got = Buffer.from(sig, 'base64url');
       if (got.length !== want.length || !timingSafeEqual(got, want) || !(exp > clock.now())) throw new SigningError('invalid_link', 'This preview link is invalid or has expired');
       const { state } = await load(documentId);
-      if (!state.exists || state.deleted) throw new SigningError('document_not_found', 'Document not found');
+      // A blocked document is no longer served to signers: it answers as an unavailable one.
+      if (!state.exists || state.deleted || (await blockedRow(documentId))) throw new SigningError('document_not_found', 'Document not found');
       return state;
     },
 
@@ -425,7 +478,7 @@ export function createSigningService(deps: SigningDeps) {
      */
     async openLink(documentId: string, token: string): Promise<{ state: DocumentState; signer: SignerState }> {
       const { state } = await load(documentId);
-      if (!state.exists || state.deleted) throw new SigningError('document_not_found', 'Document not found');
+      if (!state.exists || state.deleted || (await blockedRow(documentId))) throw new SigningError('document_not_found', 'Document not found');
       if (!/^sl_[A-Za-z0-9_-]{43}$/.test(token)) throw new SigningError('invalid_link', 'This signing link is invalid');
       const h = Buffer.from(tokenHash(token), 'hex');
       const now = clock.now();
@@ -601,6 +654,7 @@ export function createSigningService(deps: SigningDeps) {
         }
       }
       const state = doc ? (await load(doc.id)).state : null;
+      const withheld = !!doc?.blocked && !doc.deleted;
       const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!lastValid?.c.coversWholeFile;
       const reasonId = last?.s.reason ? /doc_[0-9a-f]{24}/.exec(last.s.reason)?.[0] ?? null : null;
       return {
@@ -617,10 +671,10 @@ export function createSigningService(deps: SigningDeps) {
           state && doc
             ? {
                 document_id: state.document_id,
-                title: state.title,
+                title: withheld ? '[blocked]' : state.title,
                 variant,
                 finalized_at: state.finalized_at,
-                signers: state.signers.filter((x) => x.status === 'signed').map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at, signature_id: x.signature_id })),
+                signers: withheld ? [] : state.signers.filter((x) => x.status === 'signed').map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at, signature_id: x.signature_id })),
               }
             : null,
         claimed_document_id: doc ? doc.id : reasonId && (await loadOwnedOrNull(tenantId, reasonId)) ? reasonId : null,

@@ -123,7 +123,7 @@ describe('privacy erasures by e-mail address', () => {
     expect(erasure.data.scope).toEqual({ subject_id: false, email: true });
     const line = (kind: string) => erasure.data.erased.find((x: any) => x.kind === kind);
     expect(line('signer_records')).toMatchObject({ count: 1, document_ids: [open], stores: ['event_log', 'read_models', 'key_store'] });
-    expect(line('signer_records_blocked')).toMatchObject({ count: 1, document_ids: [finalized], stores: [] });
+    expect(line('signer_records_blocked')).toMatchObject({ count: 1, document_ids: [finalized], stores: ['read_models'] });
     expect(line('email_verifications')).toMatchObject({ count: 0 });
     expect(line('outbox_mails')).toMatchObject({ count: 2, stores: ['outbox'] });
     expect(line('data_keys')).toMatchObject({ count: 1 });

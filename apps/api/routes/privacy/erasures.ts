@@ -13,13 +13,17 @@ const ReceiptItem = z.object({
     .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'email_verifications', 'outbox_mails'])
     .describe(
       'What was erased. For `email`: `signer_records` (signing documents not finalized with a signer at the address: the document\'s data key is destroyed, its personal fields read as erased, its audit chain still verifies), ' +
-        '`signer_records_blocked` (finalized documents: not erased, left for blocking), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), ' +
+        '`signer_records_blocked` (finalized documents under their legal retention period: blocked, not erased: no longer served to signers nor shown with personal fields, only admin keys download them, each download recorded; shredded by the retention sweep at `blocked_until`), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), ' +
         '`email_verifications` (always 0: a verification keeps no address), `outbox_mails` (stored outbound mails addressed to it, deleted).',
     ),
   stores: z.array(z.string()).describe('Where: `event_log` (crypto-shredded: the data key is destroyed, the events read as erased), `read_models`, `vector_index` (every API process\'s replica), `key_store`, `outbox`; empty when nothing was erased.'),
   count: z.number().int().describe('How many items (templates active or deleted before; keys destroyed; documents; mails).'),
   erased_at: z.string().describe('ISO 8601.'),
   document_ids: z.array(z.string()).optional().describe('The signing documents of a `signer_records*` line (ids only).'),
+  blocked: z
+    .array(z.object({ document_id: z.string(), blocked_until: z.string().nullable() }))
+    .optional()
+    .describe('`signer_records_blocked`: each blocked document and the end of its blocking (finalization plus the tenant\'s `signed_documents_days`; null: kept until deleted), when the retention sweep shreds it.'),
 });
 const ErasureSchema = z.object({
   erasure_id: z.string().describe('`era_...`').meta({ example: 'era_3f9c1d2e4b5a69788a9b0c1d2e3f4a5b' }),

@@ -15,7 +15,7 @@ export const ListResponse = z.object({
   success: z.literal(true),
   data: z.object({
     documents: z.array(
-      z.object({ document_id: z.string(), title: z.string(), status: z.string(), created_at: z.string(), updated_at: z.string(), expiry_date: z.string(), signers_count: z.number().int(), signed_count: z.number().int() }),
+      z.object({ document_id: z.string(), title: z.string(), status: z.string(), created_at: z.string(), updated_at: z.string(), expiry_date: z.string(), signers_count: z.number().int(), signed_count: z.number().int(), blocked: z.boolean().optional().describe('true: blocked by an erasure request (title withheld as `[blocked]`, docs/privacy.md "Blocking")') }),
     ),
     pagination: z.object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int(), total_pages: z.number().int() }),
   }),

@@ -114,6 +114,11 @@ export function actor(request: FastifyRequest): string {
   return request.auth?.keyId ? `api_key:${request.auth.keyId}` : 'api';
 }
 
+/** The caller of a finalized file's download: its key id and whether it holds `admin` (blocked documents). */
+export function downloader(request: FastifyRequest): { keyId: string | null; admin: boolean } {
+  return { keyId: request.auth?.keyId ?? null, admin: !!request.auth?.permissions.includes('admin') };
+}
+
 export function sendPdf(reply: FastifyReply, filename: string, bytes: Buffer) {
   reply.header('content-type', 'application/pdf');
   reply.header('content-disposition', `attachment; filename="${filename}"`);
@@ -163,6 +168,14 @@ export const DocumentView = z.object({
   certificate_url: z.string().optional(),
   expired_at: z.string().optional(),
   cancellation: z.object({ by: z.enum(['owner', 'signer']), signer_id: z.string().nullable(), reason: z.string().nullable(), at: z.string() }).optional(),
+  blocked: z
+    .object({
+      blocked_at: z.string(),
+      blocked_until: z.string().nullable().describe('End of the legal retention period (ISO 8601), when the retention sweep shreds the document; null: kept until deleted'),
+      downloads: z.array(z.object({ downloaded_at: z.string(), file: z.string(), key_id: z.string().nullable() })).describe('Every download of its files by an admin key'),
+    })
+    .optional()
+    .describe('Present when an erasure request blocked this finalized document (docs/privacy.md "Blocking"): title, file name, signers and the audit trail\'s personal fields are withheld; only admin keys download it (`read`/`write` keys: 403 `document_blocked`)'),
   audit_trail: z
     .array(
       z.object({
