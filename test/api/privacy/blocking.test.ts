@@ -164,6 +164,14 @@ describe('blocking of a finalized signing document (issue 28 item 6)', () => {
     const during = await verify(saved, reader);
     expect(during.body.data.document).toMatchObject({ document_id: id, title: '[blocked]', signers: [] });
 
+    // The 403 and the receipt's blocked_until are in the OpenAPI document.
+    const spec = (await (await s.fetch('/openapi.json')).json()) as any;
+    const dlSpec = spec.paths['/v1/signing/documents/{document_id}/download'].get;
+    expect(Object.keys(dlSpec.responses)).toContain('403');
+    expect(dlSpec.description).toContain('document_blocked');
+    expect(spec.paths['/v1/signing/documents/{document_id}/certificate'].get.description).toContain('document_blocked');
+    expect(JSON.stringify(spec.paths['/v1/privacy/erasures'])).toContain('blocked_until');
+
     // Still within the period: a sweep keeps it blocked.
     await advanceAndSweep(10 * DAY);
     expect((await s.fetch(`/v1/signing/documents/${id}/download`, { key: admin })).status).toBe(200);
