@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../api/config.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
@@ -58,13 +58,22 @@ const SWEEP_INTERVAL_MS = 10_000;
 
 /** Structured JSON logs; keys, secrets and query strings (they can hold e-mail addresses) never logged. */
 function createLogger(config: Config): Logger {
-  return pino({
-    level: config.LOG_LEVEL,
+  return pino(loggerOptions(config.LOG_LEVEL));
+}
+
+/**
+ * The pino options of the service's logs at `level` (redaction of keys and secrets; the request line
+ * keeps the path without its query string). Exported so a test can log to a file exactly as the service
+ * does (the privacy byte scan reads the logs).
+ */
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
     redact: { paths: ['req.headers.authorization', '*.key', '*.secret', '*.password', '*.api_key'], censor: '[redacted]' },
     serializers: {
       req: (req: { id?: string; method?: string; url?: string; ip?: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0], ip: req.ip }),
     },
-  });
+  };
 }
 
 /**

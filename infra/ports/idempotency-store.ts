@@ -53,9 +53,10 @@ export interface IdempotencyStore {
    * the bytes it leaves in the store's files where the adapter can (issue 28: an erasure removes the stored
    * answers that name an erased subject, such as a 1:N search's matches with their client metadata; the
    * caller passes the subject id as a JSON string, quotes included). A retry with such a key runs its call
-   * again. Returns how many records were removed.
+   * again. With `ignoreCase`, `text` is matched ignoring ASCII case (an e-mail address erasure: a stored
+   * answer keeps the address as the caller wrote it). Returns how many records were removed.
    */
-  forgetResponses(tenantId: string, text: string): Promise<number>;
+  forgetResponses(tenantId: string, text: string, options?: { ignoreCase?: boolean }): Promise<number>;
   close(): Promise<void>;
 }
 

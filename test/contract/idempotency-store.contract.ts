@@ -41,6 +41,11 @@ export function idempotencyStoreContract(name: string, factory: () => Idempotenc
       expect((await a.begin(tenant, 'running', 'fp', 'o9', 60_000, Date.now())).state).toBe('in_progress');
       expect((await a.begin(other, 'names-1', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
       expect(await a.forgetResponses(tenant, '"nobody"')).toBe(0);
+      // An e-mail address, matched ignoring ASCII case (the answer keeps it as the caller wrote it).
+      await store(tenant, 'mail', { ...answer, body: '{"results":[{"email":"Ana.Mark@Example.com"}]}' });
+      expect(await a.forgetResponses(tenant, 'ana.mark@example.com')).toBe(0);
+      expect(await a.forgetResponses(tenant, 'ana.mark@example.com', { ignoreCase: true })).toBe(1);
+      expect(await a.begin(tenant, 'mail', 'fp2', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
     });
 
     it('exactly one of many concurrent begins across instances takes a key; the others see it in progress with its fingerprint', async () => {

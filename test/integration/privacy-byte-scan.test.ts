@@ -24,11 +24,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { jsonCalls, multipartForm, startTestServer, type TestServer } from '../helpers/server.ts';
 import { f16Window, f32Window, filesUnder, scanBuffers, scanDirs, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
 import { ROOT } from '../helpers/processes.ts';
+import { startTestDnsServer } from '../helpers/email-dns-server.ts';
+import { EMAIL_TEST_ZONE } from '../helpers/email-fixture-zone.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
 import { decodeTemplate } from '../../domain/face-matching/events.ts';
 import { TEMPLATES_COLLECTION, type TemplateDoc } from '../../domain/fingerprint/deps.ts';
 import { normaliseVector } from '../../infra/vector-index/embedded/index.ts';
+import { loggerOptions } from '../../apps/platform/platform.ts';
 
 const facesDir = path.join(ROOT, '../shared/data/faces/face-api-js/images');
 const fpDir = path.join(ROOT, '../shared/data/fingerprint/fvc2002/DB1_B');
@@ -205,8 +208,35 @@ const signingSetup: CapabilitySetup = {
   },
 };
 
-/** Every capability that stores a data subject today. (E-mail verification, OCR, usage: to add.) */
-const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup];
+/**
+ * E-mail verification of the marker's address (the domain is not in the fixture zone: INVALID_DOMAIN,
+ * answered by the loopback DNS server), single and batch; the batch with an Idempotency-Key, whose stored
+ * answer names the address. Erased by e-mail address (the same request as signing).
+ */
+const emailVerificationSetup: CapabilitySetup = {
+  name: 'e-mail verification',
+  request: (c) => ({ email: markerEmail(c.marker) }),
+  markerIn: [/idempotency\.sqlite/],
+  async enrol({ s, key, marker }) {
+    const email = markerEmail(marker);
+    const one = await s.fetch(`/v1/email/verify?email=${encodeURIComponent(email)}`, { key });
+    expect(one.status).toBe(200);
+    expect(await one.text()).toContain(marker);
+    const batch = await s.fetch('/v1/email/verify/batch', { method: 'POST', key, headers: { 'content-type': 'application/json', 'idempotency-key': 'scan-email-batch-1' }, body: JSON.stringify({ emails: [email, 'juan@gmial.com'] }) });
+    expect(batch.status).toBe(200);
+    expect(await batch.text()).toContain(marker);
+    return [];
+  },
+  async gone({ s, key, marker }) {
+    // The stored answer is gone: the same Idempotency-Key runs the call again (answered, not replayed).
+    const again = await s.fetch('/v1/email/verify/batch', { method: 'POST', key, headers: { 'content-type': 'application/json', 'idempotency-key': 'scan-email-batch-1' }, body: JSON.stringify({ emails: ['juan@gmial.com'] }) });
+    expect(again.status).toBe(200);
+    expect((await again.text()).toLowerCase()).not.toContain(marker.toLowerCase());
+  },
+};
+
+/** Every capability that stores a data subject today. (OCR, usage export: to add.) */
+const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup, emailVerificationSetup];
 
 /** A store profile: configuration, and the bytes it keeps outside DATA_DIR (PostgreSQL). */
 interface Profile {
@@ -232,10 +262,11 @@ async function byteScan(profile: Profile): Promise<void> {
   const cliOutput: Array<[string, Buffer]> = [];
   let erased = false;
   let starts = 0;
+  const dns = await startTestDnsServer(EMAIL_TEST_ZONE);
   const start = () =>
     startTestServer({
-      config: { DATA_DIR: dataDir, ...profile.config },
-      overrides: { log: pino({ level: 'trace' }, pino.destination({ dest: path.join(logDir, `server-${++starts}.log`), sync: true })) },
+      config: { DATA_DIR: dataDir, EMAIL_DNS_SERVERS: dns.server, EMAIL_DNS_TIMEOUT_MS: '3000', EMAIL_DNS_ATTEMPTS: '1', ...profile.config },
+      overrides: { log: pino(loggerOptions('trace'), pino.destination({ dest: path.join(logDir, `server-${++starts}.log`), sync: true })) },
     });
   const marker = `MARKER-scan-${Math.random().toString(36).slice(2, 10)}`;
   const subjectId = `subj-scan-${Math.random().toString(36).slice(2, 8)}`;
@@ -297,10 +328,14 @@ async function byteScan(profile: Profile): Promise<void> {
     for (const f of filesUnder(logDir)) {
       const bad = readFileSync(f, 'utf8').split('\n').filter((l) => /"level":(40|50|60)/.test(l));
       if (bad.length) console.error(`${path.basename(f)}:\n${bad.slice(-20).join('\n').slice(0, 8000)}`);
+      // Log lines that name the subject (a scan hit in a log says where it came from).
+      const naming = readFileSync(f, 'utf8').split('\n').filter((l) => l.toLowerCase().includes(marker.toLowerCase()));
+      if (naming.length) console.error(`${path.basename(f)}, lines naming the subject:\n${naming.slice(0, 5).map((l) => l.slice(0, 800)).join('\n')}`);
     }
     throw error;
   } finally {
     await s?.close();
+    await dns.close();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(logDir, { recursive: true, force: true });
     await profile.cleanup();

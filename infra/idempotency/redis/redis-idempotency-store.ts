@@ -91,7 +91,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
    * SCANs the tenant's keys, reads each record and deletes those whose completed body contains `text`.
    * Redis's own persistence (RDB snapshots, AOF) keeps a deleted value until its next rewrite.
    */
-  async forgetResponses(tenantId: string, text: string): Promise<number> {
+  async forgetResponses(tenantId: string, text: string, options: { ignoreCase?: boolean } = {}): Promise<number> {
+    const fold = (s: string) => (options.ignoreCase ? s.replace(/[A-Z]/g, (c) => c.toLowerCase()) : s);
+    const wanted = fold(text);
     const glob = `${`${this.prefix}idem:${tenantId}:`.replace(/[\\*?[\]]/g, '\\$&')}*`;
     let removed = 0;
     let cursor = '0';
@@ -102,7 +104,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         const raw = await this.call(() => this.redis.get(k));
         if (!raw) continue;
         const record = JSON.parse(raw) as Stored;
-        if (record.s === 'c' && record.r && !record.r.base64 && record.r.body.includes(text)) {
+        if (record.s === 'c' && record.r && !record.r.base64 && fold(record.r.body).includes(wanted)) {
           removed += await this.call(() => this.redis.del(k));
         }
       }

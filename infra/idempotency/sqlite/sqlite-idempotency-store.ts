@@ -89,13 +89,15 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   /** Deletes the matching records, then checkpoints and truncates the WAL (which still holds them). */
-  async forgetResponses(tenantId: string, text: string): Promise<number> {
+  async forgetResponses(tenantId: string, text: string, options: { ignoreCase?: boolean } = {}): Promise<number> {
+    // SQLite's lower() folds ASCII letters only, as the port says.
+    const body = options.ignoreCase ? `lower(json_extract(response, '$.body'))` : `json_extract(response, '$.body')`;
     const removed = this.db
       .prepare(
         `DELETE FROM idempotency_keys WHERE tenant_id = ? AND state = 'completed'
-           AND json_extract(response, '$.base64') = 0 AND instr(json_extract(response, '$.body'), ?) > 0`,
+           AND json_extract(response, '$.base64') = 0 AND instr(${body}, ?) > 0`,
       )
-      .run(tenantId, text).changes;
+      .run(tenantId, options.ignoreCase ? asciiLower(text) : text).changes;
     if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return removed;
   }
@@ -103,4 +105,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+/** `s` with ASCII A-Z folded to a-z (what SQLite's `lower()` does without ICU). */
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
