@@ -8,8 +8,10 @@
  * `npm run cli -- replay` rebuilds without it.
  *
  * The capabilities that store a data subject are a list of {@link CapabilitySetup}s: each enrols its data
- * under the subject with the marker and says which byte sequences must disappear. Adding a capability
- * (signing, e-mail verification, OCR, usage export) is one more entry.
+ * under the subject with the marker and says which byte sequences must disappear: face and fingerprint
+ * (by `subject_id`), signing and e-mail verification (by the marker's address, `email`). Adding a
+ * capability (OCR, usage export: not yet) is one more entry. The signing audit command verifies the
+ * document's chain with its former head after the erasure and after the replay.
  *
  * The server is closed and started again before the erasure, so the vector index's f16 snapshot exists
  * and the scan's positive control finds every needle before it must find none after.
