@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -117,6 +118,9 @@ export function scaledOutEnv(o: ScaledOutServers): Record<string, string> {
     JOB_QUEUE: o.jobQueue,
     JOB_QUEUE_PREFIX: o.prefix,
     ...(o.kafkaBrokers ? { KAFKA_BROKERS: o.kafkaBrokers } : {}),
+    // One master key for every process (docs/privacy.md): each has a DATA_DIR of its own, where an unset
+    // key would be generated apart, and a data key wrapped by one process would not open in another.
+    PRIVACY_MASTER_KEY: createHash('sha256').update(`sello-test-master:${o.prefix}`).digest('hex'),
     ...o.blobs,
   };
 }

@@ -12,6 +12,7 @@ import type { Activity, Clock, ProcessManager, WorkflowEngine, WorkflowStartOpti
 import type { EngineLogger } from '../embedded/index.ts';
 import { hostname } from 'node:os';
 import { PermitClient } from './permits.ts';
+import { closeGated, gatedRetryInterceptor, openRetryGate } from './retry-gate.ts';
 import { DECIDE_ACTIVITY, INTERRUPTED_FAILURE, SEMAPHORE_ID_PREFIX, SEMAPHORE_WORKFLOW, type ActivityOptionsArg, type DecideRequest, type DecideResult, type ProcessWorkflowArgs, type SemaphoreArgs } from './protocol.ts';
 
 /** The search attribute holding a workflow's tenant id (registered by `npm run engines -- up`). */
@@ -142,8 +143,11 @@ class TemporalWorkflowEngine implements WorkflowEngine {
     });
   }
 
+  /** Retries of the client connection end before it closes (retry-gate.ts). */
+  private readonly retryGate = openRetryGate();
+
   private client(): Promise<{ connection: Connection; client: Client }> {
-    this.clientReady ??= Connection.connect({ address: this.options.address }).then((connection) => ({
+    this.clientReady ??= Connection.connect({ address: this.options.address, interceptors: [gatedRetryInterceptor(this.retryGate)] }).then((connection) => ({
       connection,
       client: new Client({ connection, namespace: this.namespace }),
     }));
@@ -271,7 +275,7 @@ class TemporalWorkflowEngine implements WorkflowEngine {
       await this.worker.running;
       await this.worker.connection.close();
     }
-    if (this.clientReady) await (await this.clientReady).connection.close().catch(() => undefined);
+    if (this.clientReady) await closeGated(this.retryGate, (await this.clientReady).connection).catch(() => undefined);
   }
 
   /** {@link DECIDE_ACTIVITY}: one transition of a process manager, by the injected clock. */
