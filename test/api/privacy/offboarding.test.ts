@@ -139,7 +139,9 @@ describe('tenant off-boarding from the CLI', () => {
     const dataDir = server.dataDir;
     await server.app.close();
     await server.ctx.close();
-    const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' };
+    // The server above is embedded: the CLI must see the same profile, not the servers CI exports (with
+    // REDIS_URL or DATABASE_URL it would open other stores and find no key of this tenant).
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_|REDIS_|TEMPORAL_|KAFKA_|S3_|MINIO_)/.test(k))), DATA_DIR: dataDir, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' };
     try {
       // `privacy retention`: sets the periods named, refuses a bad one with the usage exit code.
       const set = JSON.parse(execFileSync('npx', ['tsx', 'apps/cli/cli.ts', 'privacy', 'retention', '--tenant', t, '--usage-ip-days', '30', '--biometric-days', 'none'], { cwd: repoRoot, encoding: 'utf8', env }).trim().split('\n').pop()!);
