@@ -166,7 +166,7 @@ describe.runIf(up && bin)('S3 blob store on MinIO: the server stops, freezes, re
     const store = new S3BlobStore({ endpoint: own.endpoint, accessKey: own.accessKey, secretKey: own.secretKey, bucket: 'frozen', timeoutMs: 1500 });
     await store.put('k/v', new Uint8Array([1, 2, 3]));
 
-    own.freeze();
+    await own.freeze();
     let started = Date.now();
     await expect(store.get('k/v')).rejects.toMatchObject({ name: 'S3BlobStoreError', code: 'ETIMEDOUT' });
     expect(Date.now() - started).toBeLessThan(10_000);

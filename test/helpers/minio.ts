@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'minio';
@@ -139,8 +139,12 @@ export interface OwnMinio extends TestS3 {
   stop(): Promise<void>;
   /** Starts it again on the same port and data directory; resolves once it is ready. */
   restart(): Promise<void>;
-  /** Freezes it (SIGSTOP): connections are accepted by the kernel and never answered. */
-  freeze(): void;
+  /**
+   * Freezes it (SIGSTOP): connections are accepted by the kernel and never answered. Resolves once the
+   * process is seen stopped (`/proc/<pid>/stat` state T): the signal reaches each of the Go server's threads
+   * in turn, and one still running answered a request sent right after the kill (seen in a CI run).
+   */
+  freeze(): Promise<void>;
   /** Thaws a frozen server (SIGCONT). */
   thaw(): void;
   /** Stops it and removes its data directory. */
@@ -202,7 +206,18 @@ export async function startOwnMinio(bin: string): Promise<OwnMinio> {
       await stop();
       child = await launch();
     },
-    freeze: () => child.kill('SIGSTOP'),
+    async freeze() {
+      child.kill('SIGSTOP');
+      const pid = child.pid!;
+      const stopped = () => {
+        try {
+          return readdirSync(`/proc/${pid}/task`).every((tid) => /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
+        } catch {
+          return true; // no /proc (not Linux): the kill alone, as before
+        }
+      };
+      for (let i = 0; i < 100 && !stopped(); i++) await new Promise((r) => setTimeout(r, 20));
+    },
     thaw: () => child.kill('SIGCONT'),
     async close() {
       await stop();
