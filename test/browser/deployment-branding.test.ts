@@ -5,9 +5,7 @@
  * them; the usage page of the deployment's tenant too. Screenshots: test/artifacts/signing-branded.png,
  * test/artifacts/usage-branded.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import sharp from 'sharp';
@@ -17,10 +15,9 @@ import { makeCertificate, type TestCertificate } from '../helpers/webhook-receiv
 import { startLogoServer, type LogoServer } from '../helpers/logo-server.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
 import { deploymentsCapability } from '../../apps/capabilities/deployments.ts';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, warnIfNoChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const JWT_SECRET = 'deployment-branding-test-secret-0123456789';
-const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
@@ -41,14 +38,12 @@ function getWithHost(url: string, host: string): Promise<{ status: number; body:
   });
 }
 
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`skipping the branded signing page browser test: ${CHROMIUM} is not installed (Debian package chromium)`);
+warnIfNoChromium('the branded signing page browser test');
 
-describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (browser)', () => {
+describe.skipIf(!HAVE_CHROMIUM)('signing page with a deployment\'s branding (browser)', () => {
   let cert: TestCertificate;
   let logos: LogoServer;
   let s: TestServer;
-  let userDataDir: string;
 
   beforeAll(async () => {
     cert = await makeCertificate();
@@ -56,13 +51,11 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
     const logo = await makeLogo();
     logos.on('/logo.png', () => ({ status: 200, body: logo, type: 'image/png' }));
     s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, JWT_SECRET }, overrides: { capabilityTestOptions: { deployments: { logoFetch: { allowCidrs: '127.0.0.0/8', caCertsPem: cert.cert } } } } });
-    userDataDir = mkdtempSync(path.join(tmpdir(), 'sello-chromium-'));
   }, 60_000);
   afterAll(async () => {
     await s?.close();
     await logos?.close();
     cert?.dispose();
-    rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('shows the company name, the AA-adjusted colour and the logo; Host = the deployment domain brands public pages', async () => {
@@ -99,13 +92,8 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
     expect(mail.body).toContain(color);
     expect(mail.body).not.toContain('#FFD700');
 
-    const { chromium } = await import('playwright-core');
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1000, height: 900 },
-    });
+    const browser = await launchBrowser({ width: 1000, height: 900 });
+    const context = browser.ctx;
     try {
       const page = await context.newPage();
       const res = await page.goto(s.url + linkOf(mail), { waitUntil: 'networkidle' });
@@ -115,7 +103,6 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
       expect(await logo.getAttribute('src')).toContain(`/api/deployments/${depId}/logo`);
       expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(240);
       expect(await page.locator('button.primary').evaluate((b) => getComputedStyle(b).backgroundColor)).toBe(hexToRgb(color));
-      mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, 'signing-branded.png'), fullPage: false });
       await page.locator('#sign-h').scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(ARTIFACTS, 'signing-branded-form.png'), fullPage: false });
@@ -134,7 +121,7 @@ describe.skipIf(!haveChromium)('signing page with a deployment\'s branding (brow
       expect(await page.locator('header .brand, header').first().evaluate((h) => getComputedStyle(h).borderBottomColor)).toBe(hexToRgb(color));
       await page.screenshot({ path: path.join(ARTIFACTS, 'usage-branded.png'), fullPage: false });
     } finally {
-      await context.close();
+      await browser.close();
     }
 
     // A public page answered to the deployment's domain carries its branding; another Host does not.

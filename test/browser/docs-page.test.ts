@@ -3,38 +3,28 @@
  * from `/openapi.json` (the URL the README names), and an upload operation whose "Try it out" offers
  * file pickers. Screenshots at 1280 px go to test/artifacts (look at them).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, warnIfNoChromium, type Browser } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.resolve('test/artifacts');
 
-const d = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`docs page browser test skipped: ${CHROMIUM} is absent (Debian package chromium, .ci/apt-packages.txt)`);
+const d = HAVE_CHROMIUM ? describe : describe.skip;
+warnIfNoChromium('docs page browser test');
 
 d('/docs in a real browser (Playwright + Debian chromium)', () => {
   let s: TestServer;
   let ctx: BrowserContext;
-  let profile: string;
+  let browser: Browser;
 
   beforeAll(async () => {
     s = await startTestServer();
-    mkdirSync(ARTIFACTS, { recursive: true });
-    profile = mkdtempSync(path.join(tmpdir(), 'sello-chromium-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchBrowser({ width: 1280, height: 900 });
+    ctx = browser.ctx;
   }, 60_000);
   afterAll(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await s?.close();
   });
 

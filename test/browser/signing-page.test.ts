@@ -5,22 +5,19 @@
  * a third document is declined. Screenshots go to test/artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, warnIfNoChromium, type Browser } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const have = existsSync(CHROMIUM);
-if (!have) console.log(`skip: ${CHROMIUM} is absent (apt-get install chromium); browser tests skipped`);
-const ARTIFACTS = join(import.meta.dirname, '../artifacts');
+const have = HAVE_CHROMIUM;
+warnIfNoChromium('signing page browser tests');
 
 let s: TestServer;
 let key: string;
 let browser: BrowserContext;
-const profile = mkdtempSync(join(tmpdir(), 'sello-chromium-'));
+let chromium: Browser;
 
 async function createAndSend(signers: unknown[], title: string, pages = 2): Promise<string> {
   const form = new FormData();
@@ -41,19 +38,14 @@ async function allImagesLoaded(page: Page): Promise<number> {
 
 describe.skipIf(!have)('signing page in Chromium', () => {
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
     ({ key } = await s.tenantWithKey('pro'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    chromium = await launchBrowser(null, ['--disable-quic', '--disable-sync']);
+    browser = chromium.ctx;
   });
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await s?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('two signers in order: drawn at desktop width, typed with the keyboard at phone width', async () => {

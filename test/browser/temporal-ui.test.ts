@@ -8,20 +8,17 @@
  * what an operator sees") is what this test checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { serverMissing } from '../helpers/servers.ts';
 import { temporalAddress } from '../helpers/temporal.ts';
 import { makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, warnIfNoChromium, type Browser } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.log(`skip: ${CHROMIUM} is absent (apt-get install chromium); Temporal UI browser test skipped`);
-const ARTIFACTS = join(import.meta.dirname, '../artifacts');
+const haveChromium = HAVE_CHROMIUM;
+warnIfNoChromium('Temporal UI browser test');
 const UI = (process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233').replace(/\/$/, '');
 const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
 
@@ -36,7 +33,7 @@ const ready = address !== null && (await uiAnswers());
 let s: TestServer;
 let temporal: { connection: Connection; client: Client };
 let browser: BrowserContext;
-let profile: string | undefined;
+let chromium: Browser | undefined;
 /** Tenant A's document, invited (signing.notify ran, reminder timer armed); tenant B's, a draft. */
 const a = { tenantId: '', key: '', docId: '' };
 const b = { tenantId: '', key: '', docId: '' };
@@ -57,7 +54,6 @@ const rowOf = (page: Page, workflowId: string) => page.getByRole('row').filter({
 
 describe.skipIf(!ready)('signing lifecycle in the Temporal UI (Chromium)', () => {
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const taskQueue = `ui-test-${process.pid}-${Date.now()}`;
     s = await startTestServer({ config: { WORKFLOWS: 'temporal', TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: NAMESPACE, TEMPORAL_TASK_QUEUE: taskQueue } });
     const connection = await Connection.connect({ address: address! });
@@ -78,17 +74,12 @@ describe.skipIf(!ready)('signing lifecycle in the Temporal UI (Chromium)', () =>
       30_000,
       'signing.notify completed and the reminder timer started in the history',
     );
-    profile = mkdtempSync(join(tmpdir(), 'sello-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1600, height: 1000 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    chromium = await launchBrowser({ width: 1600, height: 1000 });
+    browser = chromium.ctx;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     // Close both lifecycles through the API (they end once their activities reported), so nothing stays
     // running on the shared server for a task queue no worker will poll again; terminate what does not end.
     if (s && temporal) {
@@ -102,7 +93,6 @@ describe.skipIf(!ready)('signing lifecycle in the Temporal UI (Chromium)', () =>
     }
     await temporal?.connection.close();
     await s?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   }, 120_000);
 
   it('finds the lifecycle by document id: the list filtered by WorkflowId, then its page', async () => {

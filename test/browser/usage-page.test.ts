@@ -1,28 +1,25 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { ARTIFACTS, HAVE_CHROMIUM, launchBrowser, warnIfNoChromium, type Browser } from '../helpers/browser.ts';
 import { usageStream, type ApiCallRecorded } from '../../domain/usage/usage.ts';
 import { creditStream } from '../../domain/credits/credits.ts';
 import { createTenant } from '../../domain/tenancy/operations.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const run = promisify(execFile);
 const JWT_SECRET = 'usage-page-test-secret-0123456789abcdef';
-const ARTIFACTS = path.resolve('test/artifacts');
 
-const d = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`usage page browser test skipped: ${CHROMIUM} is absent (Debian package chromium, .ci/apt-packages.txt)`);
+const d = HAVE_CHROMIUM ? describe : describe.skip;
+warnIfNoChromium('usage page browser test');
 
 d('the usage page in a real browser (Playwright + Debian chromium)', () => {
   let s: TestServer;
   let ctx: BrowserContext;
-  let profile: string;
+  let browser: Browser;
   let tenantId: string;
   let key: string;
 
@@ -67,17 +64,11 @@ d('the usage page in a real browser (Playwright + Debian chromium)', () => {
     expect((await alert('Credits below 19,000', 19_000)).status).toBe(201);
     expect((await alert('Credits below 100', 100)).status).toBe(201);
     await s.ctx.projections.catchUp();
-    profile = mkdtempSync(path.join(tmpdir(), 'sello-chromium-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchBrowser({ width: 1280, height: 900 });
+    ctx = browser.ctx;
   }, 60_000);
   afterAll(async () => {
-    await ctx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await s?.close();
   });
 
