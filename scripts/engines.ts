@@ -22,7 +22,7 @@
  * Node built-ins only: it runs right after `npm ci` and needs nothing else from npm.
  */
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir, userInfo } from 'node:os';
@@ -226,6 +226,24 @@ interface Server {
   address(): string;
 }
 
+/**
+ * The profile's `PRIVACY_MASTER_KEY` (64 hex characters): a shared event store refuses to start without one
+ * key for every process (docs/operations.md). Generated once into `STATE/privacy-master.key` (mode 0600), so
+ * every shell that exports the profile gets the same key.
+ */
+function profileMasterKey(): string {
+  const file = path.join(STATE, 'privacy-master.key');
+  if (!existsSync(file)) {
+    mkdirSync(STATE, { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 function pgBin(tool: string): string {
   const base = '/usr/lib/postgresql';
   const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(path.join(base, v, 'bin', tool))).sort((a, b) => Number(b) - Number(a)) : [];
@@ -278,7 +296,7 @@ const postgres: Server = {
     spawnSync(c, a, { stdio: 'ignore' });
   },
   env() {
-    return { connections: { DATABASE_URL: `postgres://sello@127.0.0.1:${PORTS.pg}/sello` }, profile: { EVENT_STORE: 'postgres', READ_MODELS: 'sqlite' } };
+    return { connections: { DATABASE_URL: `postgres://sello@127.0.0.1:${PORTS.pg}/sello` }, profile: { EVENT_STORE: 'postgres', READ_MODELS: 'sqlite', PRIVACY_MASTER_KEY: profileMasterKey() } };
   },
   address: () => `127.0.0.1:${PORTS.pg}`,
 };

@@ -12,12 +12,19 @@ import { bannerLines } from './banner.ts';
 import type { AddressInfo } from 'node:net';
 import { recordListenOrigin } from './listen-address.ts';
 import { boundOrigin } from './public-origin.ts';
+import { sharedMasterKeyProblem } from '../../infra/secrets/index.ts';
 
 let config;
 try {
   config = loadConfig();
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
+// A shared event store without one master key for every process: refuse before anything is opened.
+const keyProblem = sharedMasterKeyProblem(config);
+if (keyProblem) {
+  process.stderr.write(`refusing to start: ${keyProblem}\n`);
   process.exit(1);
 }
 

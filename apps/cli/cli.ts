@@ -42,6 +42,7 @@ import { cliHelp } from './help.ts';
 import { RetentionError, getRetention, setRetention, validateRetentionChange } from '../../domain/privacy/retention.ts';
 import { offboardTenant } from '../../domain/privacy/offboarding.ts';
 import { privacyRetentionCapability } from '../capabilities/privacy-retention.ts';
+import { sharedMasterKeyProblem } from '../../infra/secrets/index.ts';
 
 class UsageError extends Error {}
 
@@ -93,12 +94,22 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCli(argv);
   // `--help` (or `help ...`) on any command: plain text, before the platform starts (apps/cli/help.ts).
   if (values.help || positionals[0] === 'help') return void process.stdout.write(cliHelp(positionals[0] === 'help' ? positionals.slice(1) : positionals));
-  if (positionals[0] === 'privacy' && positionals[1] === 'rotate-master-key') return out(await rotateMasterKey(loadConfig()));
+  if (positionals[0] === 'privacy' && positionals[1] === 'rotate-master-key') {
+    const config = loadConfig();
+    // Rotating a shared store's keys to a file only this DATA_DIR holds would lock every other process out.
+    const keyProblem = sharedMasterKeyProblem(config);
+    if (keyProblem) throw new Error(keyProblem);
+    return out(await rotateMasterKey(config));
+  }
   if (positionals[0] === 'migrate') {
     const r = await migratePostgres(loadConfig());
     return out({ database: r.database, schema: r.schema, event_store: r.eventStore });
   }
-  const platform = await createPlatform(loadConfig(), { kind: 'cli' });
+  const config = loadConfig();
+  // Beside one process's DATA_DIR the CLI may use its key file; it never generates a master key for a shared store.
+  const keyProblem = sharedMasterKeyProblem(config, { allowExistingFile: true });
+  if (keyProblem) throw new Error(keyProblem);
+  const platform = await createPlatform(config, { kind: 'cli' });
   const store = platform.events;
   const need = (name: keyof typeof values): string => {
     const v = values[name];

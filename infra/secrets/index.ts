@@ -2,7 +2,7 @@
  * The service's own keys, from configuration or generated once into DATA_DIR (see `key-file.ts`).
  * Each key is loaded on first use and kept for the life of the process. Keys are never logged.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseSecretKey } from '../../domain/webhooks/secret-box.ts';
 import { loadOrCreateKeyFile } from './key-file.ts';
@@ -75,6 +75,26 @@ export function loadPrivacyMasterKeys(config: Config): MasterKeys {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   return { current, previous };
+}
+
+/**
+ * Why a process must not start with this configuration's privacy master key, or `null` when it may.
+ * A shared event store (`EVENT_STORE` other than `sqlite`: several processes append to one log) needs
+ * `PRIVACY_MASTER_KEY` on every process: unset, each process would generate its own master key under its
+ * own `DATA_DIR`, wrap the data keys it creates with it, and fail to open the events the others sealed
+ * (docs/operations.md "Privacy master key"). `options.allowExistingFile` (the CLI, run beside one process's
+ * data directory): a `DATA_DIR/privacy-master.key` that already exists is accepted; a new one is never made.
+ * Pure apart from that file's existence check; the message names the variable and how to set it.
+ */
+export function sharedMasterKeyProblem(config: Config, options: { allowExistingFile?: boolean } = {}): string | null {
+  if (config.EVENT_STORE === 'sqlite' || config.PRIVACY_MASTER_KEY) return null;
+  if (options.allowExistingFile && existsSync(join(resolve(config.DATA_DIR), PRIVACY_MASTER_KEY_FILE))) return null;
+  return (
+    `EVENT_STORE=${config.EVENT_STORE} is shared by every process of the deployment, so PRIVACY_MASTER_KEY must be set, ` +
+    'the same on every API and CLI process (64 hex characters or base64 of 32 bytes, e.g. `openssl rand -hex 32`). ' +
+    `Without it each process would generate its own key in DATA_DIR/${PRIVACY_MASTER_KEY_FILE} and could not open the personal data the others sealed. ` +
+    `A deployment that ran with the generated file: put that file's content in PRIVACY_MASTER_KEY (docs/operations.md).`
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -18,7 +19,8 @@ describe.runIf(ready)('limits shared by two API instances (Redis)', () => {
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
-    const config = { EVENT_STORE: 'postgres', DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, READ_MODELS: 'sqlite', RATE_LIMITER: 'redis', REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix };
+    // One PRIVACY_MASTER_KEY for both (a shared event store; docs/operations.md), as a deployment must.
+    const config = { EVENT_STORE: 'postgres', DATABASE_URL: testDatabaseUrl(), DATABASE_SCHEMA: schema, READ_MODELS: 'sqlite', RATE_LIMITER: 'redis', REDIS_URL: testRedisUrl(), REDIS_PREFIX: prefix, PRIVACY_MASTER_KEY: randomBytes(32).toString('hex') };
     a = await startTestServer({ extend: (app) => registerTestRoutes(app), config });
     b = await startTestServer({ extend: (app) => registerTestRoutes(app), config });
   });
