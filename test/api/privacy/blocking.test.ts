@@ -14,10 +14,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
+import { jsonRequests, advanceAndSweep as advanceAndSweepTo } from '../../helpers/privacy.ts';
+import { ManualClock } from '../../contract/workflows.contract.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
-import type { RetentionState } from '../../../workflows/privacy-retention/process.ts';
-import { privacyRetentionCapability } from '../../../apps/capabilities/privacy-retention.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-03-02T12:00:00.000Z');
@@ -44,23 +43,9 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function json(method: string, url: string, key: string, body?: unknown) {
-  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-  return { status: r.status, text: await r.clone().text(), body: (await r.json().catch(() => null)) as any };
-}
+const json = jsonRequests(() => s);
 
-/** Moves the clock and waits until the daily sweep ran at the new time (as retention.test.ts does). */
-async function advanceAndSweep(ms: number): Promise<void> {
-  await s.ctx.usage.flush();
-  await s.ctx.projections.catchUp();
-  clock.advance(ms);
-  const at = clock.now();
-  await eventually(async () => {
-    const wf = await s.ctx.workflows.get<RetentionState>(s.ctx.use(privacyRetentionCapability).workflowId);
-    return wf !== null && wf.state.last_completed_at !== null && wf.state.last_completed_at >= at;
-  }, 60_000);
-  await s.ctx.projections.catchUp();
-}
+const advanceAndSweep = (ms: number) => advanceAndSweepTo(s, clock, ms);
 
 /** Raw bytes of the files named `prefix*` under DATA_DIR (database, WAL, SHM). */
 function rawBytes(prefix: string): Buffer {

@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { imageCalls, jsonRequests } from '../../helpers/privacy.ts';
 import { makePdf } from '../../helpers/signing.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -23,21 +24,9 @@ const face = (who: string, n: number) => readFileSync(path.join(facesDir, who, `
 const TIMEOUT = 600_000;
 const MARKER = 'MARKER-offboard-7c2a';
 let s: TestServer;
-const calls = jsonCalls(() => s, 'img');
-const img = {
-  ...calls,
-  async post(key: string, url: string, fields: Parameters<typeof calls.post>[2]) {
-    for (let attempt = 1; ; attempt++) {
-      const r = await calls.post(key, url, fields);
-      if (r.status !== 503 || attempt === 5) return r;
-    }
-  },
-};
+const img = imageCalls(() => s);
 
-async function json(method: string, url: string, key: string, body?: unknown) {
-  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-  return { status: r.status, body: (await r.json()) as any };
-}
+const json = jsonRequests(() => s);
 
 async function createDoc(key: string) {
   const form = new FormData();

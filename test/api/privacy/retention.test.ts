@@ -11,10 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonCalls, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { ManualClock, eventually } from '../../contract/workflows.contract.ts';
+import { imageCalls, jsonRequests, advanceAndSweep as advanceAndSweepTo } from '../../helpers/privacy.ts';
+import { ManualClock } from '../../contract/workflows.contract.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
-import type { RetentionState } from '../../../workflows/privacy-retention/process.ts';
-import { privacyRetentionCapability } from '../../../apps/capabilities/privacy-retention.ts';
 import { temporalAddress, terminateTaskQueue } from '../../helpers/temporal.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -35,34 +34,11 @@ let clock: ManualClock;
 let tenant: string;
 let admin: string;
 let writer: string;
-const calls = jsonCalls(() => s, 'img');
-const img = {
-  ...calls,
-  async post(key: string, url: string, fields: Parameters<typeof calls.post>[2]) {
-    for (let attempt = 1; ; attempt++) {
-      const r = await calls.post(key, url, fields);
-      if (r.status !== 503 || attempt === 5) return r;
-    }
-  },
-};
+const img = imageCalls(() => s);
 
-async function json(method: string, url: string, key: string, body?: unknown) {
-  const r = await s.fetch(url, { method, key, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-  return { status: r.status, body: (await r.json()) as any };
-}
+const json = jsonRequests(() => s);
 
-/** Moves the clock and waits until the daily sweep ran at the new time. */
-async function advanceAndSweep(ms: number): Promise<void> {
-  await s.ctx.usage.flush();
-  await s.ctx.projections.catchUp();
-  clock.advance(ms);
-  const at = clock.now();
-  await eventually(async () => {
-    const wf = await s.ctx.workflows.get<RetentionState>(s.ctx.use(privacyRetentionCapability).workflowId);
-    return wf !== null && wf.state.last_completed_at !== null && wf.state.last_completed_at >= at;
-  }, 60_000);
-  await s.ctx.projections.catchUp();
-}
+const advanceAndSweep = (ms: number) => advanceAndSweepTo(s, clock, ms);
 
 // Embedded workflow engine, and Temporal (the shared development server, a task queue of this run's own;
 // skipped with a printed reason where it is not running).
