@@ -66,6 +66,11 @@ export const SIGNING_ERROR_STATUS = {
    * entry logged: the document is not sealed with an image other than the audited one (issue 31).
    */
   signature_image_mismatch: 500,
+  /**
+   * An e.firma signature value returned by the browser does not verify (RSASSA-PKCS1-v1_5 SHA-256) over the
+   * signed attributes with the certificate's key (issue 29): nothing is recorded as signed.
+   */
+  efirma_signature_invalid: 422,
 } as const;
 
 export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;

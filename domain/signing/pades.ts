@@ -49,7 +49,8 @@ export interface TimestampOptions {
   attempts: number;
 }
 
-const toAB = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+/** The bytes of `b` as a fresh ArrayBuffer (what pkijs/asn1js parsers take). */
+export const toAB = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 /**
  * Asks a TSA for a timestamp token over `digest` (SHA-256 of the signature value).
@@ -116,17 +117,6 @@ export async function buildCms(content: Uint8Array, key: PadesKey, tsa?: Timesta
   const cert = pkijs.Certificate.fromBER(toAB(key.certificate));
   const chain = key.chain.map((c) => pkijs.Certificate.fromBER(toAB(c)));
   const digest = createHash('sha256').update(content).digest();
-  const certHash = createHash('sha256').update(key.certificate).digest();
-  const essCertIdV2 = new asn1js.Sequence({
-    value: [
-      // hashAlgorithm omitted: DEFAULT sha256 (RFC 5035)
-      new asn1js.OctetString({ valueHex: toAB(certHash) }),
-      new asn1js.Sequence({
-        value: [new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: cert.issuer })] }).toSchema(), cert.serialNumber],
-      }),
-    ],
-  });
-  const signingCertificateV2 = new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
   const signer = new pkijs.SignerInfo({
     version: 1,
     sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
@@ -135,7 +125,7 @@ export async function buildCms(content: Uint8Array, key: PadesKey, tsa?: Timesta
       attributes: [
         new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
         new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: toAB(digest) })] }),
-        new pkijs.Attribute({ type: OID.signingCertificateV2, values: [signingCertificateV2] }),
+        signingCertificateV2Attribute(key.certificate),
       ],
     }),
   });
@@ -156,6 +146,25 @@ export async function buildCms(content: Uint8Array, key: PadesKey, tsa?: Timesta
   }
   const ci = new pkijs.ContentInfo({ contentType: OID.signedData, content: signed.toSchema(true) });
   return Buffer.from(ci.toSchema().toBER(false));
+}
+
+/**
+ * The ESS signing-certificate-v2 signed attribute (RFC 5035 5.4; required by ETSI EN 319 122-1 5.2.2) naming
+ * `certificateDer`: one ESSCertIDv2 with the SHA-256 of the certificate (hashAlgorithm omitted: DEFAULT
+ * sha256) and its issuer and serial number.
+ */
+export function signingCertificateV2Attribute(certificateDer: Buffer): pkijs.Attribute {
+  const cert = pkijs.Certificate.fromBER(toAB(certificateDer));
+  const certHash = createHash('sha256').update(certificateDer).digest();
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [
+      new asn1js.OctetString({ valueHex: toAB(certHash) }),
+      new asn1js.Sequence({
+        value: [new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: cert.issuer })] }).toSchema(), cert.serialNumber],
+      }),
+    ],
+  });
+  return new pkijs.Attribute({ type: OID.signingCertificateV2, values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })] });
 }
 
 class PkijsSigner extends Signer {
@@ -211,6 +220,17 @@ function uniqueSealFieldName(pdf: PDFDocument): void {
   const fields = pdf.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict)?.lookupMaybe(PDFName.of('Fields'), PDFArray);
   if (!fields || fields.size() === 0) return;
   const seal = fields.lookup(fields.size() - 1, PDFDict);
+  const taken = fieldNamesOf(fields, fields.size() - 1);
+  let n = 1;
+  while (taken.has(`Signature${n}`)) n++;
+  seal.set(PDFName.of('T'), PDFString.of(`Signature${n}`));
+}
+
+/**
+ * The fully qualified names (ISO 32000-1 12.7.3.2) of the fields of an AcroForm `/Fields` array and their
+ * kids (at most 32 levels deep), looking at the first `count` entries of the array (default: all).
+ */
+export function fieldNamesOf(fields: PDFArray, count = fields.size()): Set<string> {
   const taken = new Set<string>();
   const collect = (dict: PDFDict, prefix: string, depth: number) => {
     const t = dict.lookupMaybe(PDFName.of('T'), PDFString, PDFHexString)?.decodeText();
@@ -222,13 +242,11 @@ function uniqueSealFieldName(pdf: PDFDocument): void {
       if (kid instanceof PDFDict) collect(kid, name, depth + 1);
     }
   };
-  for (let i = 0; i < fields.size() - 1; i++) {
+  for (let i = 0; i < count; i++) {
     const f = fields.lookup(i);
     if (f instanceof PDFDict) collect(f, '', 0);
   }
-  let n = 1;
-  while (taken.has(`Signature${n}`)) n++;
-  seal.set(PDFName.of('T'), PDFString.of(`Signature${n}`));
+  return taken;
 }
 
 export interface FoundSignature {
@@ -282,12 +300,35 @@ export function scanSignatures(pdf: Buffer, limit = MAX_SIGNATURES_EXAMINED): Si
     if (!(hexEnd > hexStart && hexEnd + br[3] <= pdf.length && hexEnd - hexStart <= MAX_CMS_HEX_CHARS)) continue;
     const hex = text.slice(hexStart, hexEnd).replace(/[<>\s]/g, '');
     if (!/^[0-9a-fA-F]*$/.test(hex) || hex.length % 2 !== 0) continue;
-    const cms = Buffer.from(hex.replace(/(00)+$/, ''), 'hex');
+    const cms = derPrefix(Buffer.from(hex, 'hex'));
     const around = text.slice(Math.max(0, m.index - 4000), Math.min(text.length, m.index + 4000));
     const reason = /\/Reason\s*\(((?:\\.|[^\\)])*)\)/.exec(around)?.[1] ?? null;
     out.push({ byteRange: br, cms, reason });
   }
   return { total, signatures: out };
+}
+
+/**
+ * The DER element at the start of `padded` (a `/Contents` value: the CMS followed by zero padding), cut at
+ * the length its header gives (X.690 8.1.3), so a CMS whose last byte is 0x00 keeps it. When the header is
+ * not a definite length that fits, the trailing zero bytes are dropped instead.
+ */
+export function derPrefix(padded: Buffer): Buffer {
+  const first = padded[1];
+  if (padded.length >= 2 && padded[0] !== 0 && first !== undefined) {
+    let len = -1;
+    let header = 2;
+    if (first < 0x80) len = first;
+    else if (first > 0x80 && first <= 0x84 && padded.length >= 2 + (first & 0x7f)) {
+      header += first & 0x7f;
+      len = 0;
+      for (let i = 2; i < header; i++) len = len * 256 + padded[i]!;
+    }
+    if (len >= 0 && header + len <= padded.length) return padded.subarray(0, header + len);
+  }
+  let end = padded.length;
+  while (end > 0 && padded[end - 1] === 0) end--;
+  return padded.subarray(0, end);
 }
 
 /** The examined signatures of a PDF (see {@link scanSignatures}). */
