@@ -10,6 +10,8 @@
  *   multipart by its fields and each file's name, type and bytes) is 422 `idempotency_key_reused`;
  * - a retry while the first call still runs is 409 `idempotency_key_in_use` (with Retry-After);
  * - an answer that is not 2xx is never stored (it was not charged): the key is free to retry at once.
+ * - a route may tag the stored answer with the data subject it is about ({@link tagIdempotentAnswer}; OCR
+ *   calls given `subject_id`): an erasure of that subject removes it (issue 28).
  * The records live behind the idempotency-store port (SQLite file, or Redis shared by every API process).
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -66,8 +68,21 @@ interface Held {
   key: string;
   owner: string;
   settled: boolean;
+  /** The data subject the answer is about ({@link tagIdempotentAnswer}). */
+  subject?: string;
 }
 const held = new WeakMap<FastifyRequest, Held>();
+
+/**
+ * Tags the answer this request's `Idempotency-Key` will store with the data subject it is about (the
+ * tenant's `subject_id`), so `POST /v1/privacy/erasures {subject_id}` removes it
+ * (`IdempotencyStore.forgetSubject`) though its body does not name the subject (issue 28: an OCR
+ * extraction's answer holds the document's names, CURP and address). No-op for a call without a key.
+ */
+export function tagIdempotentAnswer(request: FastifyRequest, subjectId: string): void {
+  const h = held.get(request);
+  if (h) h.subject = subjectId;
+}
 
 /**
  * The key of a request: the header's value, unquoted when sent as a Structured Field string.
@@ -148,6 +163,7 @@ export function registerIdempotency(app: ApiApp, ctx: Platform): (request: Fasti
     const response: StoredResponse = Buffer.isBuffer(payload)
       ? { status: reply.statusCode, headers, body: payload.toString('base64'), base64: true }
       : { status: reply.statusCode, headers, body: payload as string, base64: false };
+    if (h.subject !== undefined) response.subject = h.subject;
     ctx.idempotency
       .complete(h.tenantId, h.key, h.owner, response, ctx.config.IDEMPOTENCY_TTL_MS, ctx.clock.now())
       .then(

@@ -67,6 +67,11 @@ function ocrBody(files: Record<string, string>, fields: Record<string, Json>, de
   return mp;
 }
 
+/** The OCR routes' optional `subject_id` (issue 28: erasure of the call's stored answer; `ocrSubjectId`). */
+const OCR_SUBJECT_ID = text(
+  "Optional: your id of the person the document is about (1-256 characters without control characters, as face and fingerprint subject ids). Ties this extraction's stored traces to a data subject so `POST /v1/privacy/erasures {subject_id}` reaches them: the answer stored for an `Idempotency-Key` is removed by that erasure. Without it, such a stored answer stays until the key expires (`IDEMPOTENCY_TTL_MS`, 24 hours by default).",
+  { minLength: 1, maxLength: 256 },
+);
 const IDENTITY_TYPE = text('`ine` (default) or `passport`.', { enum: ['ine', 'passport'] });
 const BOOL_TEXT = (d: string) => text(`${d} \`true\` or \`false\` (also \`1\`/\`0\`, \`yes\`/\`no\`).`, { enum: ['true', 'false', '1', '0', 'yes', 'no'] });
 
@@ -131,17 +136,17 @@ export const UPLOAD_BODIES: Record<string, Json> = {
   ),
   'POST /v1/ocr/extract/id': ocrBody(
     { front: 'Front of the INE, or the passport page (required; `image` is an alias).', image: 'Alias of `front`.', back: 'Back of the INE (optional: enables MRZ validation).' },
-    { document_type: IDENTITY_TYPE, include_authenticity: BOOL_TEXT('Also run the authenticity check.') },
+    { document_type: IDENTITY_TYPE, include_authenticity: BOOL_TEXT('Also run the authenticity check.'), subject_id: OCR_SUBJECT_ID },
     'multipart/form-data with files (or base64 text fields), or a JSON object with base64 strings. `front` (or `image`) is required.',
   ),
   'POST /v1/ocr/extract/document': ocrBody(
     { image: 'The bill (required; `front` is an alias).', front: 'Alias of `image`.' },
-    { document_type: text('Required: the kind of bill.', { enum: ['electricity_bill', 'phone_bill', 'cable_bill'] }) },
+    { document_type: text('Required: the kind of bill.', { enum: ['electricity_bill', 'phone_bill', 'cable_bill'] }), subject_id: OCR_SUBJECT_ID },
     'multipart/form-data with a file (or base64 text), or a JSON object with a base64 string. `image` and `document_type` are required.',
   ),
   'POST /v1/ocr/verify/authenticity': ocrBody(
     { image: 'The document image (required; `front` is an alias).', front: 'Alias of `image`.', back: 'Back of the INE (optional).' },
-    { document_type: text('`ine` or `passport` (optional: detected).', { enum: ['ine', 'passport'] }) },
+    { document_type: text('`ine` or `passport` (optional: detected).', { enum: ['ine', 'passport'] }), subject_id: OCR_SUBJECT_ID },
     'multipart/form-data with files (or base64 text fields), or a JSON object with base64 strings. `image` is required.',
   ),
   'POST /v1/signing/documents': multipart(

@@ -27,6 +27,7 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
     },
     catchUp: () => platform.projections.catchUp(),
     forgetResponses: (tenantId, text, options) => platform.idempotency.forgetResponses(tenantId, text, options),
+    forgetSubjectResponses: (tenantId, subjectId) => platform.idempotency.forgetSubject(tenantId, subjectId),
     now: () => platform.clock.now(),
     newId: () => `era_${randomUUID().replace(/-/g, '')}`,
     email: {

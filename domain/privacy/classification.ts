@@ -358,8 +358,9 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   },
   'ocr.id.extracted': {
     context: 'ocr',
-    // `curp` is masked (maskCode: only its first characters stay), still a fragment of an identifier.
-    fields: { document_type: N, document_version: N, curp: personal(''), validation: N, has_back: N, is_authentic: N },
+    // Nothing of the holder (issue 28): the masked CURP (its first 4 letters, the name's initials) is no
+    // longer written; events appended before keep it in clear (docs/privacy.md).
+    fields: { document_type: N, document_version: N, validation: N, has_back: N, is_authentic: N },
   },
   'user.credits.low': { context: 'credits', fields: { credit_balance: N, threshold: N, monthly_allowance: N, plan: N } },
   'api.rate.limited': { context: 'platform', fields: { limit: N, rate_class: N, endpoint: N, retry_after: N } },

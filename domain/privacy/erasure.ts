@@ -49,7 +49,8 @@ export type ReceiptKind =
   | 'signer_records_blocked'
   | 'signer_records_in_clear'
   | 'email_verifications'
-  | 'outbox_mails';
+  | 'outbox_mails'
+  | 'idempotency_answers';
 
 /** One line of a receipt: what kind of data, where, how many items, when. Never the data itself. */
 export interface ReceiptItem {
@@ -57,10 +58,12 @@ export interface ReceiptItem {
    * `face_templates`, `fingerprint_templates`, `data_keys`; for an e-mail: `signer_records` (signing
    * documents not finalized, crypto-shredded), `signer_records_blocked` (finalized documents blocked until
    * the end of their retention period, then shredded by the sweep: `document_ids`, `blocked`), `signer_records_in_clear` (documents created before signing
-   * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`.
+   * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`; for a
+   * subject id: `idempotency_answers` (stored `Idempotency-Key` answers removed: those naming the subject id
+   * and those a route tagged with it, such as OCR extractions given `subject_id`).
    */
   kind: ReceiptKind;
-  /** Where it was erased: `event_log` (crypto-shredded), `read_models`, `vector_index`, `key_store`, `outbox`; empty when nothing was erased. */
+  /** Where it was erased: `event_log` (crypto-shredded), `read_models`, `vector_index`, `key_store`, `outbox`, `idempotency_store`; empty when nothing was erased. */
   stores: string[];
   /** Items (templates counted whether active or deleted before; keys destroyed; documents; mails). */
   count: number;
@@ -154,6 +157,12 @@ export interface ErasureDeps {
    * has no idempotency store.
    */
   forgetResponses?: (tenantId: string, text: string, options?: { ignoreCase?: boolean }) => Promise<number>;
+  /**
+   * Removes the tenant's stored `Idempotency-Key` answers tagged with a subject id (the port's
+   * `forgetSubject`: OCR calls given `subject_id`); returns how many. Absent where the platform has no
+   * idempotency store.
+   */
+  forgetSubjectResponses?: (tenantId: string, subjectId: string) => Promise<number>;
   /** Resolves once every projection of this process applied every event appended so far. */
   catchUp: () => Promise<void>;
   /** Epoch milliseconds. */
@@ -326,12 +335,14 @@ async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjec
   await deps.catchUp();
   // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
   await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
-  // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata).
-  await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId));
+  // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata) or
+  // are tagged with it (an OCR extraction given `subject_id`: names, CURP and address, not the subject id).
+  const answers = ((await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId))) ?? 0) + ((await deps.forgetSubjectResponses?.(input.tenantId, input.subjectId)) ?? 0);
 
   return [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },
     { kind: 'fingerprint_templates', stores: ['event_log', 'read_models'], count: fingerCount, erased_at: erasedAt },
     { kind: 'data_keys', stores: ['key_store'], count: refs.length, erased_at: erasedAt },
+    { kind: 'idempotency_answers', stores: answers ? ['idempotency_store'] : [], count: answers, erased_at: new Date(deps.now()).toISOString() },
   ];
 }

@@ -21,6 +21,12 @@ export interface StoredResponse {
   /** The body: UTF-8 text, or base64 of bytes when `base64` is true. */
   body: string;
   base64: boolean;
+  /**
+   * The data subject (the tenant's pseudonymous `subject_id`) the answer is about, when the route was given
+   * one (OCR calls with `subject_id`): an erasure of that subject removes the record
+   * ({@link IdempotencyStore.forgetSubject}) whatever its body holds. Never replayed as a header or body.
+   */
+  subject?: string;
 }
 
 /** What {@link IdempotencyStore.begin} found. */
@@ -57,6 +63,13 @@ export interface IdempotencyStore {
    * answer keeps the address as the caller wrote it). Returns how many records were removed.
    */
   forgetResponses(tenantId: string, text: string, options?: { ignoreCase?: boolean }): Promise<number>;
+  /**
+   * Removes every completed record of `tenantId` whose answer is tagged with `subjectId`
+   * ({@link StoredResponse.subject}, compared exactly), and the bytes it leaves in the store's files where
+   * the adapter can, as {@link forgetResponses} does (issue 28: an OCR extraction's stored answer holds the
+   * document's names, CURP and address without naming the subject id). Returns how many were removed.
+   */
+  forgetSubject(tenantId: string, subjectId: string): Promise<number>;
   close(): Promise<void>;
 }
 

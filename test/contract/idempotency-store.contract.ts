@@ -48,6 +48,33 @@ export function idempotencyStoreContract(name: string, factory: () => Idempotenc
       expect(await a.begin(tenant, 'mail', 'fp2', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
     });
 
+    it('forgetSubject removes the tenant\'s completed answers tagged with the subject, whatever their body, and no other record (issue 28)', async () => {
+      const a = open();
+      const b = open();
+      const tenant = `ten_${uid()}`;
+      const other = `ten_${uid()}`;
+      const extraction: StoredResponse = { ...answer, body: '{"fields":{"curp":"PEMA900102HDFXXN05"}}', subject: 'subj:*?[ocr]' };
+      const store = async (t: string, k: string, r: StoredResponse) => {
+        expect(await a.begin(t, k, 'fp', `o-${k}`, 60_000, Date.now())).toEqual({ state: 'started' });
+        expect(await a.complete(t, k, `o-${k}`, r, 60_000, Date.now())).toBe(true);
+      };
+      await store(tenant, 'ocr-1', extraction);
+      await store(tenant, 'ocr-bytes', { ...extraction, body: Buffer.from(extraction.body).toString('base64'), base64: true });
+      await store(tenant, 'ocr-other-subject', { ...extraction, subject: 'subj:*?[ocr]2' });
+      await store(tenant, 'untagged', { ...answer, body: '{"subject":"subj:*?[ocr]"}' });
+      await store(other, 'ocr-1', extraction);
+      // The tag is kept with the answer (another process reads it back) but changes nothing of the replay.
+      expect(await b.begin(tenant, 'ocr-1', 'fp', 'o9', 60_000, Date.now())).toEqual({ state: 'completed', fingerprint: 'fp', response: extraction });
+      expect(await b.forgetSubject(tenant, 'subj:*?[ocr]')).toBe(2);
+      expect(await a.begin(tenant, 'ocr-1', 'fp', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await a.begin(tenant, 'ocr-bytes', 'fp', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect((await a.begin(tenant, 'ocr-other-subject', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+      expect((await a.begin(tenant, 'untagged', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+      expect((await a.begin(other, 'ocr-1', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+      expect(await a.forgetSubject(tenant, 'subj:*?[ocr]')).toBe(0);
+      expect(await a.forgetSubject(tenant, 'subj')).toBe(0);
+    });
+
     it('exactly one of many concurrent begins across instances takes a key; the others see it in progress with its fingerprint', async () => {
       const a = open();
       const b = open();

@@ -94,6 +94,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   async forgetResponses(tenantId: string, text: string, options: { ignoreCase?: boolean } = {}): Promise<number> {
     const fold = (s: string) => (options.ignoreCase ? s.replace(/[A-Z]/g, (c) => c.toLowerCase()) : s);
     const wanted = fold(text);
+    return this.forgetWhere(tenantId, (r) => !r.base64 && fold(r.body).includes(wanted));
+  }
+
+  /** As {@link forgetResponses}, for the completed records tagged with `subjectId`. */
+  async forgetSubject(tenantId: string, subjectId: string): Promise<number> {
+    return this.forgetWhere(tenantId, (r) => r.subject === subjectId);
+  }
+
+  /** SCANs the tenant's keys and deletes the completed records whose answer satisfies `matches`; returns how many. */
+  private async forgetWhere(tenantId: string, matches: (response: StoredResponse) => boolean): Promise<number> {
     const glob = `${`${this.prefix}idem:${tenantId}:`.replace(/[\\*?[\]]/g, '\\$&')}*`;
     let removed = 0;
     let cursor = '0';
@@ -104,9 +114,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         const raw = await this.call(() => this.redis.get(k));
         if (!raw) continue;
         const record = JSON.parse(raw) as Stored;
-        if (record.s === 'c' && record.r && !record.r.base64 && fold(record.r.body).includes(wanted)) {
-          removed += await this.call(() => this.redis.del(k));
-        }
+        if (record.s === 'c' && record.r && matches(record.r)) removed += await this.call(() => this.redis.del(k));
       }
     } while (cursor !== '0');
     return removed;

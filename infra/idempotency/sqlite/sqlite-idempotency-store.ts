@@ -102,6 +102,15 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return removed;
   }
 
+  /** Deletes the records tagged with the subject, then checkpoints and truncates the WAL. */
+  async forgetSubject(tenantId: string, subjectId: string): Promise<number> {
+    const removed = this.db
+      .prepare(`DELETE FROM idempotency_keys WHERE tenant_id = ? AND state = 'completed' AND json_extract(response, '$.subject') = ?`)
+      .run(tenantId, subjectId).changes;
+    if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return removed;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -6,7 +6,9 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { OCR_ERROR_STATUS, type OcrErrorCode } from '../../../../domain/ocr/errors.ts';
+import { validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
 import { ApiError } from '../../errors.ts';
+import { tagIdempotentAnswer } from '../../idempotency.ts';
 import { jobErrorToApiError, type JobErrorMapping } from '../../job-errors.ts';
 import { readMultipart } from '../../multipart.ts';
 
@@ -110,9 +112,24 @@ export function todayOf(nowMs: number): string {
   return new Date(nowMs).toISOString().slice(0, 10);
 }
 
-/** Masks a CURP/clave for events and logs: first 4 characters kept. */
-export function maskCode(s: string): string {
-  return s ? `${s.slice(0, 4)}${'*'.repeat(Math.max(0, s.length - 4))}` : '';
+/**
+ * The optional `subject_id` field of an OCR call (issue 28): the same rules as face and fingerprint subject
+ * ids (1-256 characters, no control characters; `validateSubjectId`). Given, the answer the call's
+ * `Idempotency-Key` stores is tagged with it ({@link tagIdempotentAnswer}), so an erasure by that subject id
+ * removes it. Call after the input is read and before the work starts.
+ * @returns the subject id, or undefined when the field is absent
+ * @throws ApiError 400 `invalid_request` (flat) when it is empty, too long or holds control characters
+ */
+export function ocrSubjectId(request: FastifyRequest, input: OcrInput): string | undefined {
+  const v = input.fields.get('subject_id');
+  if (v === undefined) return undefined;
+  try {
+    validateSubjectId(v);
+  } catch {
+    throw ocrError('invalid_request', 'subject_id must be 1-256 characters without control characters.', { field: 'subject_id' });
+  }
+  tagIdempotentAnswer(request, v);
+  return v;
 }
 
 const Check = z.enum(['ok', 'failed', 'not_present']);

@@ -4,7 +4,7 @@ import type { ApiApp } from '../../types.ts';
 import { runJob } from '../../../../infra/ports/job-queue.ts';
 import { ocrJobs } from '../../../capabilities/ocr.ts';
 import type { Platform } from '../../../platform/types.ts';
-import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, ocrError, readOcrInput, todayOf } from './common.ts';
+import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, ocrError, ocrSubjectId, readOcrInput, todayOf } from './common.ts';
 
 export const ExtractDocumentResponse = z.object({
   success: z.literal(true),
@@ -37,7 +37,9 @@ export function registerOcrExtractDocument(app: ApiApp, ctx: Platform): void {
     schema: {
       tags: ['ocr'],
       summary: 'Extract a proof of address (utility bill)',
-      description: 'image (or front) file or base64 string; document_type electricity_bill, phone_bill or cable_bill (required). JPG, PNG or PDF up to 10 MB.',
+      description:
+        'image (or front) file or base64 string; document_type electricity_bill, phone_bill or cable_bill (required); subject_id optional (ties the answer stored for an ' +
+        'Idempotency-Key to a data subject, so an erasure of that subject removes it). JPG, PNG or PDF up to 10 MB.',
       response: { 200: ExtractDocumentResponse, 400: OcrErrorSchema, 413: OcrErrorSchema, 503: OcrErrorSchema },
     },
     handler: async (request) => {
@@ -55,6 +57,7 @@ export function registerOcrExtractDocument(app: ApiApp, ctx: Platform): void {
       }
       const image = input.files.get('image') ?? input.files.get('front');
       if (!image) throw ocrError('image_required', 'Send the bill as image (or front): a file or a base64 string.');
+      ocrSubjectId(request, input);
       let result: { type: BillType; fields: BillFields };
       try {
         result = await runJob(ctx.jobs, ocrJobs['ocr.extractDocument'], { image: new Uint8Array(image), documentType: docType, today: todayOf(ctx.clock.now()) });

@@ -5,7 +5,7 @@ import type { ExtractIdOutput } from '../../../../models/ocr/jobs.ts';
 import { ocrJobs, type OcrUseCases } from '../../../capabilities/ocr.ts';
 import type { ApiApp } from '../../types.ts';
 import type { Platform } from '../../../platform/types.ts';
-import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, maskCode, ocrError, parseBool, readOcrInput, todayOf } from './common.ts';
+import { AuthenticityResultSchema, IdentityValidationSchema, OCR_JSON_BODY_LIMIT, OcrErrorSchema, mapJobError, ocrError, ocrSubjectId, parseBool, readOcrInput, todayOf } from './common.ts';
 
 /** The API's one convention for `gender`, on both document types (spec: INE `H` or `M`). */
 const GENDER_DOC = "Sex as the INE writes it: `H` (hombre, male) or `M` (mujer, female); '' when it could not be read.";
@@ -60,7 +60,8 @@ const FILE_FIELDS = ['front', 'image', 'back'] as const;
 /**
  * `POST /v1/ocr/extract/id` (3 credits): INE (front, optional back) or passport. Multipart files or a JSON
  * body with base64 strings. With `include_authenticity=true` the authenticity job runs in parallel.
- * Emits `ocr.completed` and `ocr.id.extracted` (codes masked: the event log is not a PII store).
+ * Emits `ocr.completed` and `ocr.id.extracted`, with nothing of the document's holder (the event log is not a
+ * PII store; issue 28). An optional `subject_id` tags the answer an `Idempotency-Key` stores, for erasure.
  */
 export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCases): void {
   app.route({
@@ -73,7 +74,8 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCase
       summary: 'Extract an identity document (INE or passport)',
       description:
         'multipart/form-data or application/json (base64). Fields: front (or image) required; back optional (INE: enables MRZ validation, authoritative name and date of birth); ' +
-        'document_type ine (default) or passport; include_authenticity boolean. Files: JPG, PNG or PDF, 10 MB each. Errors use the flat shape.',
+        'document_type ine (default) or passport; include_authenticity boolean; subject_id optional (ties the answer stored for an Idempotency-Key to a data subject, ' +
+        'so an erasure of that subject removes it). Files: JPG, PNG or PDF, 10 MB each. Errors use the flat shape.',
       response: { 200: ExtractIdResponse, 400: OcrErrorSchema, 413: OcrErrorSchema, 503: OcrErrorSchema },
     },
     handler: async (request) => {
@@ -85,6 +87,7 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCase
       }
       const front = input.files.get('front') ?? input.files.get('image');
       if (!front) throw ocrError('image_required', 'Send the document image as front (or image): a file or a base64 string.');
+      ocrSubjectId(request, input);
       const back = docType === 'ine' ? (input.files.get('back') ?? null) : null;
       const withAuth = parseBool('include_authenticity', input.fields.get('include_authenticity'));
       const today = todayOf(ctx.clock.now());
@@ -120,6 +123,7 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCase
       const processing_time = Math.round(performance.now() - started) / 1000;
       const tenantId = request.auth!.tenantId;
       const f = result.fields as unknown as Record<string, unknown>;
+      // Nothing of the holder: not even a masked CURP (its first 4 letters are the name's initials).
       await ctx.publishWebhookEvent(
         tenantId,
         'ocr.completed',
@@ -132,7 +136,6 @@ export function registerOcrExtractId(app: ApiApp, ctx: Platform, ocr: OcrUseCase
         {
           document_type: result.type,
           document_version: f.documentVersion ?? '',
-          curp: maskCode(String(f.curp ?? '')),
           validation: result.validation,
           has_back: Boolean(back),
           ...(authenticity && 'validity_check' in authenticity ? { is_authentic: authenticity.validity_check.is_authentic } : {}),

@@ -4,7 +4,7 @@ import type { ApiApp } from '../../types.ts';
 import { runJob } from '../../../../infra/ports/job-queue.ts';
 import { ocrJobs } from '../../../capabilities/ocr.ts';
 import type { Platform } from '../../../platform/types.ts';
-import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, ValidityCheckSchema, mapJobError, ocrError, readOcrInput, todayOf } from './common.ts';
+import { OCR_JSON_BODY_LIMIT, OcrErrorSchema, ValidityCheckSchema, mapJobError, ocrError, ocrSubjectId, readOcrInput, todayOf } from './common.ts';
 
 export const VerifyAuthenticityResponse = z.object({
   success: z.literal(true),
@@ -25,7 +25,9 @@ export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: Platform): void 
     schema: {
       tags: ['ocr'],
       summary: 'Check the authenticity of an identity document image',
-      description: 'multipart: image file (required); back (optional INE back) and document_type (ine or passport, optional: detected) are accepted too.',
+      description:
+        'multipart: image file (required); back (optional INE back), document_type (ine or passport, optional: detected) and subject_id (optional: ties the answer ' +
+        'stored for an Idempotency-Key to a data subject, so an erasure of that subject removes it) are accepted too.',
       response: { 200: VerifyAuthenticityResponse, 400: OcrErrorSchema, 413: OcrErrorSchema, 503: OcrErrorSchema },
     },
     handler: async (request) => {
@@ -36,6 +38,7 @@ export function registerOcrVerifyAuthenticity(app: ApiApp, ctx: Platform): void 
       const requested = input.fields.get('document_type')?.trim().toLowerCase();
       const dt = requested === 'ine' || requested === 'passport' ? requested : undefined;
       if (requested && !dt) throw ocrError('unsupported_document_type', `document_type must be 'ine' or 'passport'.`);
+      ocrSubjectId(request, input);
       const back = input.files.get('back');
       let v: ValidityCheck;
       try {

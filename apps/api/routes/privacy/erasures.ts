@@ -10,13 +10,15 @@ import { privacyCapability } from '../../../capabilities/privacy.ts';
 
 const ReceiptItem = z.object({
   kind: z
-    .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'email_verifications', 'outbox_mails'])
+    .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'email_verifications', 'outbox_mails', 'idempotency_answers'])
     .describe(
       'What was erased. For `email`: `signer_records` (signing documents not finalized with a signer at the address: the document\'s data key is destroyed, its personal fields read as erased, its audit chain still verifies), ' +
         '`signer_records_blocked` (finalized documents under their legal retention period: blocked, not erased: no longer served to signers nor shown with personal fields, only admin keys download them, each download recorded; shredded by the retention sweep at `blocked_until`), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), ' +
-        '`email_verifications` (always 0: a verification keeps no address), `outbox_mails` (stored outbound mails addressed to it, deleted).',
+        '`email_verifications` (always 0: a verification keeps no address), `outbox_mails` (stored outbound mails addressed to it, deleted). ' +
+        'For `subject_id`: `face_templates`, `fingerprint_templates`, `data_keys`, and `idempotency_answers` (answers stored for an `Idempotency-Key` that named the subject id, ' +
+        'or that were tagged with it: OCR calls given `subject_id`; removed, a retry with such a key runs its call again).',
     ),
-  stores: z.array(z.string()).describe('Where: `event_log` (crypto-shredded: the data key is destroyed, the events read as erased), `read_models`, `vector_index` (every API process\'s replica), `key_store`, `outbox`; empty when nothing was erased.'),
+  stores: z.array(z.string()).describe('Where: `event_log` (crypto-shredded: the data key is destroyed, the events read as erased), `read_models`, `vector_index` (every API process\'s replica), `key_store`, `outbox`, `idempotency_store`; empty when nothing was erased.'),
   count: z.number().int().describe('How many items (templates active or deleted before; keys destroyed; documents; mails).'),
   erased_at: z.string().describe('ISO 8601.'),
   document_ids: z.array(z.string()).optional().describe('The signing documents of a `signer_records*` line (ids only).'),
@@ -35,7 +37,7 @@ const ErasureSchema = z.object({
 });
 const CreateBody = z
   .object({
-    subject_id: z.string().min(1).max(256).optional().describe('A face/fingerprint subject id: every template enrolled under it is erased.').meta({ example: 'customer-42' }),
+    subject_id: z.string().min(1).max(256).optional().describe('A face/fingerprint subject id: every template enrolled under it is erased, with the answers stored for an `Idempotency-Key` that name it or were tied to it (OCR calls given `subject_id`).').meta({ example: 'customer-42' }),
     email: z.string().max(254).optional().describe('An e-mail address: every signer record, e-mail verification and outbox mail of it is erased (compared case-insensitively).').meta({ example: 'ana@example.com' }),
   })
   .strict();
