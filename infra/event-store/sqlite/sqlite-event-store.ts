@@ -1,6 +1,7 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../shared/sqlite.ts';
+import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   WrongExpectedRevisionError,
@@ -95,11 +96,7 @@ export class SqliteEventStore implements EventStore {
     private readonly pollMs = 100,
     private readonly options: { watch?: boolean; recentAppends?: number } = {},
   ) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqlite(file);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         global_position INTEGER PRIMARY KEY AUTOINCREMENT,

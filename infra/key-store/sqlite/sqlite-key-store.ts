@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqlite } from '../../shared/sqlite.ts';
+import type Database from 'better-sqlite3';
 import type { KeyLookup, KeyStore, WrappedKey } from '../../ports/key-store.ts';
 
 interface Row {
@@ -28,14 +27,10 @@ export class SqliteKeyStore implements KeyStore {
   private readonly stmts;
 
   constructor(file: string) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    // The event log's durability (its SQLite file runs NORMAL too): a process crash loses nothing, a power
-    // loss may lose the last commits of either file; a key is committed before the event sealed under it.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('secure_delete = ON');
+    // The event log's durability (its SQLite file runs synchronous NORMAL too): a process crash loses
+    // nothing, a power loss may lose the last commits of either file; a key is committed before the event
+    // sealed under it.
+    this.db = openSqlite(file, { secureDelete: true });
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS data_keys (
         key_ref TEXT PRIMARY KEY,

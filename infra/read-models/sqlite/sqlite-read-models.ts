@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqlite } from '../../shared/sqlite.ts';
+import type Database from 'better-sqlite3';
 import type { Collection, CollectionOptions, Doc, Filter, FindOptions, ReadModelStore, Scalar } from '../../ports/read-models.ts';
 import { checkField, collectionTable, compileFilter, compileOrder, type Dialect } from '../sql-filter.ts';
 
@@ -47,14 +46,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   constructor(file: string | { db: Database.Database; mutex: Mutex; declared: Set<string>; statements: Map<string, Database.Statement> }) {
     if (typeof file === 'string') {
-      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-      this.db = new Database(file);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('busy_timeout = 5000');
-      // Freed cells and pages are overwritten with zeros, so a deleted or rewritten document (an erased
-      // subject's metadata) does not linger in free space (issue 28; cost in docs/privacy.md).
-      this.db.pragma('secure_delete = ON');
+      // secure_delete: a deleted or rewritten document (an erased subject's metadata) does not linger in
+      // free space (issue 28; cost in docs/privacy.md).
+      this.db = openSqlite(file, { secureDelete: true });
       this.db.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)');
       this.mutex = new Mutex();
       this.declared = new Set();

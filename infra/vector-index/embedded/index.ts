@@ -27,9 +27,10 @@
  * queries select the matching ids through `payload_kv` inside the namespace and score them exactly.
  * Namespaces smaller than `exactBelow` are always searched exactly.
  */
+import { openSqlite } from '../../shared/sqlite.ts';
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import usearch from 'usearch';
 import {
   InvalidVectorError,
@@ -157,16 +158,10 @@ export class EmbeddedVectorIndex implements VectorIndex {
       ...options,
     };
     mkdirSync(path.join(options.dir, 'hnsw'), { recursive: true });
-    this.db = new Database(path.join(options.dir, 'vectors.sqlite'));
     // 16 KiB pages hold seven 2 KiB float32 rows; with the default 4 KiB only one fits (half the file empty).
-    // Effective only when the file is created.
-    this.db.pragma('page_size = 16384');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    // A deleted vector's bytes are overwritten in the file and the WAL (see the module comment). Cost:
-    // zeros written over freed space on deletes and replacements only.
-    this.db.pragma('secure_delete = ON');
+    // secure_delete: a deleted vector's bytes are overwritten in the file and the WAL (see the module
+    // comment). Cost: zeros written over freed space on deletes and replacements only.
+    this.db = openSqlite(path.join(options.dir, 'vectors.sqlite'), { pageSize: 16384, secureDelete: true });
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS ns_meta (ns TEXT PRIMARY KEY, gen INTEGER NOT NULL, snap_gen INTEGER NOT NULL, next_key INTEGER NOT NULL);

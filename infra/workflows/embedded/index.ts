@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../shared/sqlite.ts';
 import type {
   Activity,
   Clock,
@@ -121,10 +121,7 @@ export function createEmbeddedWorkflowEngine(options: EmbeddedWorkflowEngineOpti
   const pollMs = options.pollIntervalMs ?? 250;
   const maxRunning = options.maxConcurrentActivities ?? 256;
 
-  const db = new Database(options.path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openSqlite(options.path);
   db.exec(SCHEMA);
 
   const managers = new Map<string, ProcessManager<unknown>>();
