@@ -186,6 +186,10 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
       image_blob: N,
       image_sha256: N,
       consent: N,
+      // e.firma signatures (issue 29): the certificate's holder (names, RFC, CURP, serial and hash of the
+      // certificate) is personal; the issuer (the SAT's CA), the OCSP result, its times and the blob keys are not.
+      efirma: personal(null),
+      efirma_validation: N,
     },
   },
   'signing.document_declined': { ...sealedSigning, fields: { ...base, signer_id: N, reason: personal(''), ip_address: personal(''), user_agent: personal('') } },

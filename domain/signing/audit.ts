@@ -17,6 +17,8 @@ export interface AuditEntry {
   reason?: string | null;
   /** `document_signed` with a drawn signature: SHA-256 (hex) of the image, the one the sealed PDF shows. */
   image_sha256?: string;
+  /** `document_signed` with an e.firma (issue 29): the certificate's serial (hex; absent once erased) and the OCSP result at signing. */
+  efirma?: { certificate_serial: string | null; issuer: string; ocsp_status: string; ocsp_produced_at: string };
   /** SHA-256 of the previous entry (of the PDF for the first). */
   prev_hash: string;
   /** SHA-256 of this entry: `entryHash(event, data)`. */
@@ -44,6 +46,11 @@ export function auditEntries(events: readonly Raw[]): AuditEntry[] {
     if (typeof d.user_agent === 'string') entry.user_agent = d.user_agent;
     if ('reason' in d) entry.reason = (d.reason as string | null) ?? null;
     if (typeof d.image_sha256 === 'string') entry.image_sha256 = d.image_sha256;
+    const v = d.efirma_validation as { issuer: string; ocsp_status: string; ocsp_produced_at: string } | undefined;
+    if (v && typeof v === 'object') {
+      const who = d.efirma as { certificate_serial?: string } | null | undefined;
+      entry.efirma = { certificate_serial: who?.certificate_serial || null, issuer: v.issuer, ocsp_status: v.ocsp_status, ocsp_produced_at: v.ocsp_produced_at };
+    }
     return entry;
   });
 }
@@ -97,10 +104,46 @@ export interface SignerView {
   declined_at?: string;
   decline_reason?: string | null;
   fields?: DocumentState['signers'][number]['fields'];
+  /** `simple` (typed or drawn) or `efirma` (issue 29). */
+  signature_type: 'simple' | 'efirma';
+  rfc?: string | null;
+  curp?: string | null;
+  /** The e.firma signature once signed: the certificate, its holder and the OCSP result at signing. */
+  efirma?: {
+    certificate_serial: string;
+    certificate_sha256: string;
+    issuer: string;
+    holder_name: string;
+    rfc: string | null;
+    representative_rfc: string | null;
+    curp: string | null;
+    representative_curp: string | null;
+    ocsp_status: 'good' | 'revoked' | 'unknown';
+    ocsp_produced_at: string;
+  };
 }
 
 export function signerView(s: DocumentState['signers'][number]): SignerView {
-  const v: SignerView = { id: s.id, email: s.email, name: s.name, role: s.role, order: s.order, status: s.status };
+  const v: SignerView = { id: s.id, email: s.email, name: s.name, role: s.role, order: s.order, status: s.status, signature_type: s.signature_type };
+  if (s.signature_type === 'efirma') {
+    v.rfc = s.rfc;
+    v.curp = s.curp;
+  }
+  if (s.efirma) {
+    const f = s.efirma;
+    v.efirma = {
+      certificate_serial: f.certificate_serial,
+      certificate_sha256: f.certificate_sha256,
+      issuer: f.issuer,
+      holder_name: f.holder_name,
+      rfc: f.rfc,
+      representative_rfc: f.representative_rfc,
+      curp: f.curp,
+      representative_curp: f.representative_curp,
+      ocsp_status: f.ocsp_status,
+      ocsp_produced_at: f.ocsp_produced_at,
+    };
+  }
   if (s.sent_at) v.sent_at = s.sent_at;
   if (s.signed_at) {
     v.signed_at = s.signed_at;

@@ -12,7 +12,10 @@ import {
   eventName,
   isTerminal,
   type DocumentState,
+  type EfirmaSignedIdentity,
+  type EfirmaValidation,
   type Placement,
+  type SignatureType,
   type SignerSpec,
   type SigningEvent,
   type SigningEventData,
@@ -58,7 +61,7 @@ export interface CreateDocument {
   linkBase: string;
   /** Language and time zone of what the signers read. */
   locale: Locale;
-  signers: { id: string; email: string; name: string; role: string; order: number; fields: Placement[] }[];
+  signers: { id: string; email: string; name: string; role: string; order: number; fields: Placement[]; signature_type?: SignatureType; rfc?: string | null; curp?: string | null }[];
   /** Boxes of `{{signature:N}}` tags found in the PDF, keyed by N (the signer order). */
   tags: Map<number, Placement[]>;
 }
@@ -89,6 +92,7 @@ export function decideCreate(cmd: CreateDocument, now: number): SigningEvent[] {
       }
     });
   });
+  assertOneSignatureType(cmd.signers);
   const signers: SignerSpec[] = cmd.signers.map((s) => ({ ...s, fields: s.fields.length ? s.fields : (cmd.tags.get(s.order) ?? []) }));
   const at = new Date(now).toISOString();
   return chain(cmd.documentSha256, [
@@ -114,6 +118,30 @@ export function decideCreate(cmd: CreateDocument, now: number): SigningEvent[] {
       },
     },
   ]);
+}
+
+/**
+ * Documents do not mix signature types (docs/signing.md "e.firma"): every signer signs `simple` (typed or
+ * drawn, sealed by Sello) or every signer signs with their own `efirma`. Why: e.firma signatures are
+ * incremental PAdES revisions of the PDF, each covering what came before; a simple signature is a stamp
+ * drawn into the page content at finalize, which would have to be appended after (and outside) the
+ * signers' own signatures, so a reader of the PDF would see some signers' marks covered by no signer.
+ * `rfc`/`curp` apply to e.firma signers only.
+ * @throws SigningError `mixed_signature_types` (422) for a mixed list; `invalid_signer` for rfc/curp on a simple signer.
+ */
+export function assertOneSignatureType(signers: readonly { signature_type?: SignatureType; rfc?: string | null; curp?: string | null }[]): void {
+  const types = new Set(signers.map((x) => x.signature_type ?? 'simple'));
+  if (types.size > 1) {
+    throw new SigningError('mixed_signature_types', 'A document\'s signers all sign with e.firma (`signature_type` efirma) or all sign simply (typed or drawn); split a mixed list into two documents', {
+      field: 'signers',
+      signature_types: signers.map((x) => x.signature_type ?? 'simple'),
+    });
+  }
+  signers.forEach((x, i) => {
+    if ((x.signature_type ?? 'simple') === 'simple' && (x.rfc || x.curp)) {
+      throw new SigningError('invalid_signer', `Signer ${i + 1}: rfc and curp apply to e.firma signers (signature_type efirma) only`, { index: i, field: x.rfc ? 'rfc' : 'curp' });
+    }
+  });
 }
 
 /**
@@ -179,11 +207,16 @@ export interface SignCommand {
   ip: string;
   userAgent: string;
   signatureId: string;
-  method: 'typed' | 'drawn';
+  method: 'typed' | 'drawn' | 'efirma';
   typedName: string | null;
   imageBlob: string | null;
   imageSha256: string | null;
   consent: boolean;
+  /**
+   * `method: 'efirma'`: the signature's identity and validation, and `basePdfSha256`, the working PDF the
+   * signature was prepared on (null: the original, before any e.firma signature).
+   */
+  efirma?: { identity: EfirmaSignedIdentity; validation: EfirmaValidation; basePdfSha256: string | null };
 }
 
 /**
@@ -193,6 +226,17 @@ export interface SignCommand {
 export function decideSign(s: DocumentState, cmd: SignCommand, now: number): SigningEvent[] {
   assertSignerMayAct(s, cmd.signerId, now);
   if (!cmd.consent) throw new SigningError('invalid_signer', 'Consent to sign electronically is required', { field: 'consent' });
+  const type = s.signers.find((x) => x.id === cmd.signerId)!.signature_type;
+  if (type === 'efirma' && cmd.method !== 'efirma') {
+    throw new SigningError('efirma_required', 'This signer signs with their e.firma (.cer, .key and password), not with a typed or drawn signature', { signer_id: cmd.signerId, signature_type: type });
+  }
+  if (type !== 'efirma' && cmd.method === 'efirma') {
+    throw new SigningError('efirma_not_expected', 'This signer signs with a typed or drawn signature, not with an e.firma', { signer_id: cmd.signerId, signature_type: type });
+  }
+  if (cmd.method === 'efirma' && (!cmd.efirma || cmd.efirma.basePdfSha256 !== s.working_pdf_sha256)) {
+    // Another signer's e.firma signature was added since this one was prepared: it signs a PDF that is no longer the latest.
+    throw new SigningError('efirma_prepare_stale', 'The document changed since your signature was prepared (another signer signed); sign again', { signer_id: cmd.signerId });
+  }
   const at = new Date(now).toISOString();
   const drafts: Draft[] = [
     {
@@ -208,6 +252,7 @@ export function decideSign(s: DocumentState, cmd: SignCommand, now: number): Sig
         image_blob: cmd.imageBlob,
         image_sha256: cmd.imageSha256,
         consent: true,
+        ...(cmd.method === 'efirma' && cmd.efirma ? { efirma: cmd.efirma.identity, efirma_validation: cmd.efirma.validation } : {}),
       },
     },
   ];

@@ -51,6 +51,12 @@ export interface Placement {
   from_tag?: boolean;
 }
 
+/**
+ * How a signer signs (issue 29): `simple` (typed or drawn on the page, Sello's seal backs it: today's
+ * behaviour) or `efirma` (their own SAT e.firma certificate, a PAdES signature made in their browser).
+ */
+export type SignatureType = 'simple' | 'efirma';
+
 export interface SignerSpec {
   id: string;
   email: string;
@@ -58,7 +64,52 @@ export interface SignerSpec {
   role: string;
   order: number;
   fields: Placement[];
+  /** Absent on documents made before issue 29: `simple`. */
+  signature_type?: SignatureType;
+  /** The RFC the e.firma certificate must carry (holder's or legal representative's), upper case; absent: any. */
+  rfc?: string | null;
+  /** The CURP the e.firma certificate must carry, upper case; absent: any. */
+  curp?: string | null;
 }
+
+/**
+ * The personal part of an e.firma signature as `signing.document_signed` records it (sealed under the
+ * document's key, `domain/privacy/classification.ts`): who the certificate names and which certificate.
+ */
+export interface EfirmaSignedIdentity {
+  /** Certificate serial number, lower-case hex. */
+  certificate_serial: string;
+  /** SHA-256 (hex) of the certificate's DER. */
+  certificate_sha256: string;
+  /** The holder's name as the certificate states it (SAT: the CN). */
+  holder_name: string;
+  rfc: string | null;
+  representative_rfc: string | null;
+  curp: string | null;
+  representative_curp: string | null;
+}
+
+/**
+ * The non-personal part of an e.firma signature (kept in clear): the issuer, the revocation check at
+ * signing time and the document version the signature produced (the incremental "working PDF").
+ */
+export interface EfirmaValidation {
+  /** Issuer DN of the certificate (RFC 4514): the SAT's CA, not the holder. */
+  issuer: string;
+  ocsp_status: 'good' | 'revoked' | 'unknown';
+  /** ISO time the OCSP response was produced. */
+  ocsp_produced_at: string;
+  ocsp_responder: string;
+  /** Blob key of the PDF after this signature (every earlier signature still valid in it). */
+  working_pdf_blob: string;
+  /** SHA-256 (hex) of that PDF. */
+  working_pdf_sha256: string;
+  /** Blob key of the DER OCSP response (for the document security store at finalize). */
+  ocsp_blob: string;
+}
+
+/** A signer's e.firma signature as the state reads it (both parts; the interface of issue 29's split). */
+export type EfirmaRecord = EfirmaSignedIdentity & EfirmaValidation;
 
 interface Base {
   at: string;
@@ -94,11 +145,15 @@ export interface SigningEventData {
     ip_address: string;
     user_agent: string;
     signature_id: string;
-    method: 'typed' | 'drawn';
+    method: 'typed' | 'drawn' | 'efirma';
     typed_name: string | null;
     image_blob: string | null;
     image_sha256: string | null;
     consent: true;
+    /** `method: 'efirma'` only: the certificate's holder (personal, sealed). */
+    efirma?: EfirmaSignedIdentity;
+    /** `method: 'efirma'` only: issuer, OCSP result and the working PDF it produced (not personal). */
+    efirma_validation?: EfirmaValidation;
   };
   document_declined: Base & { signer_id: string; reason: string; ip_address: string; user_agent: string };
   reminder_sent: Base & { signer_ids: string[]; recipients: string[] };
@@ -118,7 +173,12 @@ export interface SignerState extends SignerSpec {
   ip_address: string | null;
   user_agent: string | null;
   signature_id: string | null;
-  method: 'typed' | 'drawn' | null;
+  method: 'typed' | 'drawn' | 'efirma' | null;
+  signature_type: SignatureType;
+  rfc: string | null;
+  curp: string | null;
+  /** The e.firma signature (null before signing, for a simple signer, or once the personal part is erased and no validation exists). */
+  efirma: EfirmaRecord | null;
   typed_name: string | null;
   image_blob: string | null;
   /** SHA-256 (hex) of the drawn image the `document_signed` entry logged (null for a typed signature). */
@@ -130,6 +190,7 @@ export interface SignerState extends SignerSpec {
   /** SHA-256 (hex) of each link token issued to this signer, with its expiry. */
   links: { token_hash: string; expires_at: string }[];
 }
+
 
 export interface DocumentState {
   exists: boolean;
@@ -159,6 +220,10 @@ export interface DocumentState {
   final_sha256: string | null;
   /** SHA-256 of each finalized file (`pdf`, `pdf_with_audit`, `certificate`): also their blob names. */
   final_files: { pdf: string; pdf_with_audit: string; certificate: string } | null;
+  /** Blob key of the latest e.firma-signed version of the PDF (incremental chain); null before the first. */
+  working_pdf_blob: string | null;
+  /** SHA-256 (hex) of that version; null before the first e.firma signature. */
+  working_pdf_sha256: string | null;
   expired_at: string | null;
   cancellation: { by: 'owner' | 'signer'; signer_id: string | null; reason: string | null; at: string } | null;
   /** Hash of the last audit entry (the chain head); the next event's `prev_hash`. */
@@ -193,6 +258,8 @@ export const initialDocumentState: DocumentState = {
   finalized_at: null,
   final_sha256: null,
   final_files: null,
+  working_pdf_blob: null,
+  working_pdf_sha256: null,
   expired_at: null,
   cancellation: null,
   last_hash: '',
@@ -290,6 +357,10 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
         locale: { language: d.language ?? DEFAULT_LOCALE.language, timeZone: d.time_zone ?? DEFAULT_LOCALE.timeZone },
         signers: d.signers.map((x) => ({
           ...x,
+          signature_type: x.signature_type ?? 'simple',
+          rfc: x.rfc ?? null,
+          curp: x.curp ?? null,
+          efirma: null,
           status: 'pending',
           sent_at: null,
           signed_at: null,
@@ -336,8 +407,13 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
         typed_name: d.typed_name,
         image_blob: d.image_blob,
         image_sha256: d.image_sha256,
+        // The personal part reads as erased (absent) once the document's key is destroyed; the validation stays.
+        efirma: d.efirma_validation
+          ? ({ ...(d.efirma ?? { certificate_serial: '', certificate_sha256: '', holder_name: '', rfc: null, representative_rfc: null, curp: null, representative_curp: null }), ...d.efirma_validation } as EfirmaRecord)
+          : null,
       }));
-      return { ...base, signers, status: 'partially_signed' };
+      const v = d.efirma_validation;
+      return { ...base, signers, status: 'partially_signed', ...(v ? { working_pdf_blob: v.working_pdf_blob, working_pdf_sha256: v.working_pdf_sha256 } : {}) };
     }
     case 'signing.document_declined':
       return {

@@ -71,6 +71,20 @@ export const SIGNING_ERROR_STATUS = {
    * signed attributes with the certificate's key (issue 29): nothing is recorded as signed.
    */
   efirma_signature_invalid: 422,
+  /** Issue 29: a signer list mixing `simple` and `efirma` signers (docs/signing.md "e.firma": one type per document). */
+  mixed_signature_types: 422,
+  /** Issue 29: an e.firma signer tried the typed/drawn form; they sign with `.cer`, `.key` and password. */
+  efirma_required: 409,
+  /** Issue 29: a simple signer tried the e.firma routes. */
+  efirma_not_expected: 409,
+  /** Issue 29: the prepared e.firma signature is unknown, of another signer, already used or expired (minutes); prepare again. */
+  efirma_prepare_not_found: 404,
+  /** Issue 29: another e.firma signature was added since this one was prepared (the working PDF changed); prepare again. */
+  efirma_prepare_stale: 409,
+  /** Issue 29: the signer's certificate is revoked (OCSP `revoked` at signing time): refused, nothing recorded. */
+  efirma_certificate_revoked: 422,
+  /** Issue 29: the OCSP responder does not know the signer's certificate (`unknown`): refused, nothing recorded. */
+  efirma_certificate_status_unknown: 422,
 } as const;
 
 export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;

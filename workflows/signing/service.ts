@@ -23,6 +23,7 @@ import {
   type Placement,
   type SignerState,
   type SigningEvent,
+  type SignatureType,
 } from '../../domain/signing/document.ts';
 import {
   assertFinalizable,
@@ -99,7 +100,7 @@ export interface CreateInput {
   expiresAt: string | null;
   fileName: string;
   pdf: Buffer;
-  signers: { email: string; name: string; role: string; order: number; fields: Placement[] }[];
+  signers: { email: string; name: string; role: string; order: number; fields: Placement[]; signature_type?: SignatureType; rfc?: string | null; curp?: string | null }[];
   origin: string;
   /** Language of what the signers read; null = the tenant's setting, else Spanish. */
   language?: Language | null;

@@ -46,7 +46,7 @@ export function registerCreateAlt(app: ApiApp, service: SigningService, originOf
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw new ApiError(400, 'pdf_corrupted', '`document` is not base64', { field: 'document' });
       const pdf = Buffer.from(b64, 'base64');
       if (pdf.length > MAX_PDF_BYTES) throw new ApiError(413, 'pdf_too_large', `The PDF is larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB`, { max_bytes: MAX_PDF_BYTES });
-      const signers = parseSigners(body.signers.map(({ email, name, role, order, fields }) => ({ email, name, role, order, fields })));
+      const signers = parseSigners(body.signers.map(({ email, name, role, order, fields, signature_type, rfc, curp }) => ({ email, name, role, order, fields, signature_type, rfc, curp })));
       const language = parseLanguageField(body.language);
       const timeZone = parseTimeZoneField(body.time_zone);
       const title = body.title ?? body.signers[0]?.title ?? 'Document';

@@ -23,7 +23,7 @@ export function registerCreateDocument(app: ApiApp, service: SigningService, ori
       tags: ['signing'],
       summary: 'Create a signing document',
       description:
-        'multipart: `document` (PDF file, required), `title` (required), `signers` (JSON array of {email, name, role, order, fields?}, required), ' +
+        'multipart: `document` (PDF file, required), `title` (required), `signers` (JSON array of {email, name, role, order, fields?, signature_type?, rfc?, curp?}, required; `signature_type` `simple` (default) or `efirma`, all signers of a document the same type, else 422 `mixed_signature_types`), ' +
         '`description`, `message`, `expiry_date` (YYYY-MM-DD: open until the end of that day UTC; default 30 days), `notify_email` (where declines and the completion, every signer signed, are mailed), `language`, `time_zone`. ' +
         `${LOCALE_TEXT} ` +
         'The PDF is judged by MuPDF and pdf-lib: truncated, damaged (repaired xref), encrypted or unparsable files are 400 `pdf_corrupted`. ' +

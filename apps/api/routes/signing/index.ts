@@ -16,6 +16,7 @@ import { registerListDocuments } from './list-documents.ts';
 import { registerPreview } from './public-preview.ts';
 import { registerSendInvitations } from './send-invitations.ts';
 import { registerSigningPage } from './signing-page.ts';
+import { registerEfirmaRoutes } from './efirma-routes.ts';
 import { pageBrandingOf } from '../../../../workflows/deployments/branding.ts';
 import { DEFAULT_BRANDING } from '../../../../workflows/signing/emails.ts';
 import { registerVerify } from './verify-pdf.ts';
@@ -44,4 +45,5 @@ export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: 
   // Public routes carry no key: a per-address and per-document rate limit instead (issue 31).
   const limit = publicRateLimit(platform, 'sign', { perAddress: platform.config.PUBLIC_RATE_LIMIT_PER_ADDRESS, perDocument: platform.config.PUBLIC_RATE_LIMIT_PER_DOCUMENT });
   registerSigningPage(app, s, async ({ tenantId, host }) => (await pageBrandingOf(platform, { tenantId, host }, DEFAULT_BRANDING)) ?? undefined, limit);
+  registerEfirmaRoutes(app, limit);
 }

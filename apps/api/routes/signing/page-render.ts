@@ -8,7 +8,9 @@
 import { DEFAULT_BRANDING, escapeHtml, safeColor, type Branding } from '../../../../workflows/signing/emails.ts';
 import { DEFAULT_LOCALE, LANGUAGE_TAGS, formatDateTime, type Locale } from '../../../../domain/shared/locale.ts';
 import { SIGNING_MESSAGES } from '../../../../domain/signing/messages.ts';
-import { LINK_MAX_DAYS } from '../../../../domain/signing/document.ts';
+import { LINK_MAX_DAYS, type SignatureType } from '../../../../domain/signing/document.ts';
+import { EFIRMA_PAGE_MESSAGES } from '../../../../domain/signing/messages-efirma.ts';
+import { EFIRMA_ASSETS } from './efirma-assets.ts';
 
 export interface PageShell {
   title: string;
@@ -18,7 +20,7 @@ export interface PageShell {
   locale?: Locale;
 }
 
-function shell(p: PageShell, body: string, script = ''): string {
+function shell(p: PageShell, body: string, script = '', scriptSrcs: readonly string[] = []): string {
   const b = p.branding ?? DEFAULT_BRANDING;
   const color = safeColor(b.primaryColor);
   // An https URL, or a same-origin path (a deployment's stored logo, `/api/deployments/<id>/logo`).
@@ -32,7 +34,9 @@ header{background:#fff;border-bottom:4px solid ${color};padding:12px 16px}.brand
 main{max-width:900px;margin:0 auto;padding:16px}h1{font-size:1.4rem;margin:.5rem 0}
 .card{background:#fff;border-radius:8px;padding:16px;margin:16px 0;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 .pages img{display:block;width:100%;height:auto;border:1px solid #c8c8c8;margin:0 0 12px;background:#fff}
-label{font-weight:600;display:block;margin:.5rem 0 .25rem}input[type=text],textarea{width:100%;font-size:1rem;padding:10px;border:1px solid #6b6b6b;border-radius:6px}
+label{font-weight:600;display:block;margin:.5rem 0 .25rem}input[type=text],input[type=password],textarea{width:100%;font-size:1rem;padding:10px;border:1px solid #6b6b6b;border-radius:6px}
+input[type=file]{display:block;width:100%;max-width:100%;font-size:1rem;padding:8px;border:1px dashed #6b6b6b;border-radius:6px;background:#fafafa}
+button:disabled{opacity:.6;cursor:progress}.status{color:#1f4e79;font-weight:600}
 fieldset{border:1px solid #c8c8c8;border-radius:6px;padding:12px;margin:12px 0}legend{font-weight:700;padding:0 4px}
 .choice label{display:inline;font-weight:400;margin-right:16px}.consent{display:flex;gap:10px;align-items:flex-start}.consent label{font-weight:400;margin:0}
 .consent input{width:22px;height:22px;flex:none;margin-top:2px}
@@ -43,7 +47,7 @@ button{font-size:1rem;padding:12px 20px;border-radius:6px;border:2px solid ${col
 .error{color:#a00000;font-weight:600}.hidden{display:none}.message{white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
 h1,p{overflow-wrap:anywhere}
 </style></head>
-<body><header>${logo}</header><main id="main">${body}</main>${script ? `<script nonce="${p.nonce}">${script}</script>` : ''}</body></html>`;
+<body><header>${logo}</header><main id="main">${body}</main>${script ? `<script nonce="${p.nonce}">${script}</script>` : ''}${scriptSrcs.map((src) => `<script nonce="${p.nonce}" src="${escapeHtml(src)}"></script>`).join('')}</body></html>`;
 }
 
 export interface SigningPageInput extends PageShell {
@@ -59,6 +63,35 @@ export interface SigningPageInput extends PageShell {
   /** ISO time the document expires (`expiry_date`); said too when later than the link's expiry. */
   documentExpiresAt: string;
   error?: string | null;
+  /** How this signer signs (issue 29): `efirma` shows the e.firma form instead of typed/drawn. Default `simple`. */
+  signatureType?: SignatureType;
+}
+
+/**
+ * The e.firma form (issue 29): labelled `.cer` and `.key` pickers, the key's password, consent and a button;
+ * its script (`assets/efirma-sign.js`, with node-forge) decrypts and signs in the browser. The texts the
+ * script shows travel in a JSON data block (not executed, so the CSP does not apply to it).
+ */
+function efirmaSection(p: SigningPageInput): string {
+  const language = (p.locale ?? DEFAULT_LOCALE).language;
+  const m = SIGNING_MESSAGES[language].page;
+  const x = EFIRMA_PAGE_MESSAGES[language];
+  const e = escapeHtml;
+  const texts = JSON.stringify({ working: x.working, refused: x.refused, errors: x.errors }).replace(/</g, '\\u003c');
+  return `<section class="card" aria-labelledby="efirma-h"><h2 id="efirma-h">${e(x.heading)}</h2>
+<p>${e(x.intro)}</p><p class="muted">${e(x.keyStays)}</p>
+<noscript><p class="error">${e(x.noScript)}</p></noscript>
+<form id="efirma-form" data-document="${e(p.documentId)}" novalidate>
+<input type="hidden" name="t" value="${e(p.token)}">
+<label for="efirma-cer">${e(x.cerLabel)}</label><input type="file" id="efirma-cer" name="cer" accept=".cer,application/pkix-cert,application/x-x509-ca-cert">
+<label for="efirma-key">${e(x.keyLabel)}</label><input type="file" id="efirma-key" name="key" accept=".key,application/pkcs8">
+<label for="efirma-password">${e(x.passwordLabel)}</label><input type="password" id="efirma-password" name="password" autocomplete="off" maxlength="256">
+<div class="consent"><input type="checkbox" id="efirma-consent" name="consent" value="yes">
+<label for="efirma-consent">${e(m.consent)}</label></div>
+<p id="efirma-error" class="error" role="alert" aria-live="assertive"></p>
+<p id="efirma-status" class="status" role="status" aria-live="polite"></p>
+<button type="submit" class="primary" id="efirma-submit">${e(x.button)}</button>
+</form><script type="application/json" id="efirma-text">${texts}</script></section>`;
 }
 
 const drawScript = (drawFirst: string) => `(function(){
@@ -92,6 +125,7 @@ export function renderSigningPage(p: SigningPageInput): string {
   const t = e(p.token);
   const imgs = Array.from({ length: p.pages }, (_, i) => `<img src="/sign/${e(p.documentId)}/pages/${i + 1}.png?t=${t}" alt="${e(m.pageAlt(i + 1, p.pages, p.documentTitle))}" loading="${i < 2 ? 'eager' : 'lazy'}">`).join('\n');
   const linkShorter = Date.parse(p.documentExpiresAt) > Date.parse(p.expiresAt);
+  const efirma = p.signatureType === 'efirma';
   const body = `
 <h1>${e(p.documentTitle)}</h1>
 <p>${e(m.hello(p.signerName, p.signerEmail))} ${e(m.intro)} ${e(m.linkExpires(formatDateTime(p.expiresAt, locale)))}</p>
@@ -99,7 +133,7 @@ ${linkShorter ? `<p class="muted" id="link-expiry-note">${e(m.linkShorter(format
 ${p.message ? `<div class="card" id="sender-message"><strong>${e(m.messageFromSender)}</strong><p class="message">${e(p.message)}</p></div>` : ''}
 ${p.error ? `<p class="error" role="alert">${e(p.error)}</p>` : ''}
 <section class="card pages" aria-label="${e(m.documentPages(p.pages))}">${imgs}</section>
-<section class="card" aria-labelledby="sign-h"><h2 id="sign-h">${e(m.sign)}</h2>
+${efirma ? efirmaSection(p) : `<section class="card" aria-labelledby="sign-h"><h2 id="sign-h">${e(m.sign)}</h2>
 <form id="sign-form" method="post" action="/sign/${e(p.documentId)}/sign">
 <input type="hidden" name="t" value="${t}"><input type="hidden" name="drawn_png" id="drawn_png" value="">
 <fieldset><legend>${e(m.howToSign)}</legend><div class="choice">
@@ -115,12 +149,12 @@ ${p.error ? `<p class="error" role="alert">${e(p.error)}</p>` : ''}
 <label for="consent">${e(m.consent)}</label></div>
 <p id="form-error" class="error" role="alert" aria-live="assertive"></p>
 <button type="submit" class="primary">${e(m.signButton)}</button>
-</form></section>
+</form></section>`}
 <section class="card" aria-labelledby="decline-h"><h2 id="decline-h">${e(m.decline)}</h2>
 <form method="post" action="/sign/${e(p.documentId)}/decline"><input type="hidden" name="t" value="${t}">
 <label for="reason">${e(m.declineReason)}</label><textarea id="reason" name="reason" rows="3" required maxlength="2000"></textarea>
 <button type="submit" class="danger">${e(m.declineButton)}</button></form></section>`;
-  return shell(p, body, drawScript(m.drawFirst));
+  return efirma ? shell(p, body, '', EFIRMA_ASSETS.map((a) => a.path)) : shell(p, body, drawScript(m.drawFirst));
 }
 
 /** The view-only preview (no signing controls). */

@@ -7,6 +7,14 @@ import { SigningError, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../../.
 import { isValidEmail } from '../../../../domain/signing/decide.ts';
 import { MAX_CONTENT_BYTES } from '../../../../domain/signing/pdf.ts';
 import { hasControlCharacters } from '../../../../domain/shared/text.ts';
+import { isValidCurp } from '../../../../domain/curp/validate.ts';
+
+/**
+ * An RFC (SAT taxpayer id): a person's 13 characters (4 letters, YYMMDD, 3-character homoclave) or a
+ * company's 12 (3 letters, YYMMDD, homoclave). Ñ and & are letters of the RFC alphabet. The date part must
+ * be a calendar month and day; the homoclave's check digit is the SAT's and is not recomputed here.
+ */
+export const RFC_PATTERN = /^[A-ZÑ&]{3,4}\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])[A-Z\d]{3}$/;
 
 /** Runs `fn`, rendering a {@link SigningError} as the structured error of its code and status. */
 export async function mapSigningErrors<T>(fn: () => Promise<T>): Promise<T> {
@@ -42,6 +50,28 @@ export const SignerInputSchema = z.object({
   role: z.string().max(60).refine((v) => !hasControlCharacters(v), 'must not contain control characters').default('signer').describe('Free text, e.g. `client`, `witness`'),
   order: z.number().int().min(1).max(99).default(1).describe('Signing order: lower first; equal orders sign in parallel'),
   fields: z.array(PlacementSchema).max(20).default([]).describe('Where this signer\'s signature is stamped (PDF points). Without fields, a `{{signature:ORDER}}` text tag in the PDF is used, else the certificate page.'),
+  signature_type: z
+    .enum(['simple', 'efirma'])
+    .default('simple')
+    .describe(
+      '`simple` (default: typed or drawn on the signing page, backed by Sello\'s seal and audit trail) or `efirma`: the signer signs in their browser with their own SAT e.firma (FIEL: `.cer`, `.key` and password; the key never leaves the browser), one PAdES signature per signer. A document\'s signers are all `simple` or all `efirma`: a mixed list is 422 `mixed_signature_types` (docs/signing.md "e.firma").',
+    ),
+  rfc: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(RFC_PATTERN, 'must be an RFC: 13 characters for a person (e.g. HEGT7610034S2), 12 for a company (e.g. AAA010101AAA)')
+    .nullish()
+    .describe('`efirma` signers: the RFC their certificate must carry (the holder\'s, or for a company\'s e.firma the company\'s or its legal representative\'s). Optional.')
+    .meta({ example: 'HEGT7610034S2' }),
+  curp: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine((v) => isValidCurp(v), 'must be a valid CURP (18 characters, check digit, date and state)')
+    .nullish()
+    .describe('`efirma` signers: the CURP their certificate must carry (the holder\'s, or the legal representative\'s). Optional.')
+    .meta({ example: 'HEGT761003MDFRNN09' }),
 });
 export type SignerInput = z.infer<typeof SignerInputSchema>;
 
@@ -147,6 +177,24 @@ export const SignerView = z.object({
   declined_at: z.string().optional(),
   decline_reason: z.string().nullable().optional(),
   fields: z.array(PlacementSchema.extend({ from_tag: z.boolean().optional() })).optional(),
+  signature_type: z.enum(['simple', 'efirma']).describe('`simple` (typed or drawn) or `efirma` (the signer\'s own SAT e.firma)'),
+  rfc: z.string().nullable().optional().describe('`efirma` signers: the RFC the creator required (null: any)'),
+  curp: z.string().nullable().optional().describe('`efirma` signers: the CURP the creator required (null: any)'),
+  efirma: z
+    .object({
+      certificate_serial: z.string().describe('Serial number of the signer\'s certificate, lower-case hex'),
+      certificate_sha256: z.string().describe('SHA-256 (hex) of the certificate (DER)'),
+      issuer: z.string().describe('Issuer of the certificate (RFC 4514), a SAT e.firma CA'),
+      holder_name: z.string().describe('The holder\'s name as the certificate states it'),
+      rfc: z.string().nullable().describe('RFC read from the certificate (x500UniqueIdentifier; for a company, the company\'s)'),
+      representative_rfc: z.string().nullable().describe('Company e.firma: the legal representative\'s RFC'),
+      curp: z.string().nullable().describe('CURP read from the certificate (serialNumber)'),
+      representative_curp: z.string().nullable().describe('Company e.firma: the legal representative\'s CURP'),
+      ocsp_status: z.enum(['good', 'revoked', 'unknown']).describe('The certificate\'s OCSP status when it signed (always `good`: others are refused)'),
+      ocsp_produced_at: z.string().describe('When the OCSP response was produced (ISO 8601)'),
+    })
+    .optional()
+    .describe('Present once an `efirma` signer signed: their certificate and its revocation check'),
 });
 
 export const DocumentView = z.object({
@@ -188,6 +236,10 @@ export const DocumentView = z.object({
         user_agent: z.string().optional(),
         reason: z.string().nullable().optional(),
         image_sha256: z.string().optional().describe('`document_signed` with a drawn signature: SHA-256 of the image (the one the sealed PDF shows)'),
+        efirma: z
+          .object({ certificate_serial: z.string().nullable(), issuer: z.string(), ocsp_status: z.string(), ocsp_produced_at: z.string() })
+          .optional()
+          .describe('`document_signed` with an e.firma: the certificate serial (hex; null once erased), its issuer and the OCSP result at signing'),
         prev_hash: z.string().describe('SHA-256 of the previous entry (of the uploaded PDF for the first)'),
         hash: z.string().describe('SHA-256 of this entry'),
       }),

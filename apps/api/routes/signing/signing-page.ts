@@ -32,7 +32,7 @@ function page(reply: FastifyReply, status: number, html: string, nonce: string) 
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', `default-src 'none'; img-src 'self' https: data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    .header('content-security-policy', `default-src 'none'; img-src 'self' https: data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
   return reply.send(html);
 }
 
@@ -76,6 +76,7 @@ function pageInput(state: DocumentState, signer: SignerState, token: string) {
     token,
     expiresAt: linkExpiry(signer, token) ?? state.expiry_date,
     documentExpiresAt: state.expiry_date,
+    signatureType: signer.signature_type,
   };
 }
 
