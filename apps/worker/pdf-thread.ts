@@ -5,6 +5,7 @@
  * envelope so a coded signing error (`code`, `details`) survives the thread boundary. The pool terminates
  * this thread when a task passes its deadline: MuPDF is WebAssembly, so nothing native is left half-done.
  */
+import { failureEnvelope, type FailureEnvelope } from './envelope.ts';
 import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -48,7 +49,7 @@ export interface HashJob {
 /** The answer: the result, or the failure with its signing error code when it has one. */
 export type PdfEnvelope =
   | { ok: true; result: PdfInfo | Uint8Array | Uint8Array[] }
-  | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+  | FailureEnvelope;
 
 export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
   await Promise.all([loadMupdf(), import('pdf-lib')]);
@@ -72,12 +73,6 @@ export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
     const png = await renderPagePng(task.bytes, task.index, task.scale);
     return { ok: true, result: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) };
   } catch (error) {
-    const e = error as { message?: string; code?: unknown; details?: unknown };
-    return {
-      ok: false,
-      message: typeof e?.message === 'string' ? e.message : String(error),
-      code: typeof e?.code === 'string' ? e.code : undefined,
-      details: e?.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
-    };
+    return failureEnvelope(error);
   }
 }

@@ -6,6 +6,7 @@
  * survive the thread boundary intact. The validated configuration arrives as `workerData.config` (the
  * job-queue factory passes it); a worker started without it reads the environment.
  */
+import { failureEnvelope, type FailureEnvelope } from './envelope.ts';
 import { workerData } from 'node:worker_threads';
 import { loadConfig, type Config } from '../api/config.ts';
 import { createPlatform } from '../platform/platform.ts';
@@ -13,7 +14,7 @@ import { createHandlerTable } from './handlers.ts';
 
 export type JobEnvelope =
   | { ok: true; result: unknown }
-  | { ok: false; message: string; code?: string; details?: Record<string, unknown> };
+  | FailureEnvelope;
 
 const data = workerData as { config?: Config } | null | undefined;
 const platform = await createPlatform(data?.config ?? loadConfig(), { kind: 'inference' });
@@ -24,12 +25,6 @@ export default async function runJob(task: { type: string; input: unknown }): Pr
     const handler = await resolveHandler(task.type);
     return { ok: true, result: await handler(task.input as never) };
   } catch (error) {
-    const e = error as { message?: string; code?: unknown; details?: unknown };
-    return {
-      ok: false,
-      message: typeof e?.message === 'string' ? e.message : String(error),
-      code: typeof e?.code === 'string' ? e.code : undefined,
-      details: e?.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
-    };
+    return failureEnvelope(error);
   }
 }
