@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from '../api/config.ts';
 import type { EventStore } from '../../infra/ports/event-store.ts';
-import { USAGE_EVENT_TYPES, usageStream, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_DAY_MS, USAGE_EVENT_TYPES, usageStream, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../../projections/projection.ts';
 
 /**
@@ -18,8 +18,8 @@ export function readsUsageEvents(p: Projection): boolean {
 }
 
 /**
- * Appends a batch of calls as one `ApiCallsRecorded` event per tenant, on the tenant's usage stream
- * (`usage-<tenantId>`): one row in the log per tenant per flush instead of one per call (issue 18).
+ * Appends a batch of calls as one `ApiCallsRecorded` event per tenant (and UTC day), on the tenant's usage
+ * stream (`usage-<tenantId>`): one row in the log per tenant per flush instead of one per call (issue 18).
  */
 export async function appendUsage(store: EventStore, batch: UsageColumns): Promise<void> {
   for (const data of batchEventsOf(batch)) {
@@ -27,21 +27,29 @@ export async function appendUsage(store: EventStore, batch: UsageColumns): Promi
   }
 }
 
-/** The `ApiCallsRecorded` data of a batch, one per tenant in order of first call, calls in recorded order. */
+/**
+ * The `ApiCallsRecorded` data of a batch, one per tenant and UTC day of the calls (almost always one per
+ * tenant: a batch spans 50 ms) in order of first call, calls in recorded order. IP addresses and user
+ * agents go to each event's `personal_strings`, which the event store seals under the tenant's key of that
+ * day (`usageDayKeyId`); key ids, endpoints and methods to `strings`, in clear.
+ */
 export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
   const n = batch.numbers;
   const r = batch.refs;
   const s = batch.strings;
-  // Per tenant (by its index in the batch's string table; -1: none): the event and its own string table.
-  const byTenant = new Map<number, { data: ApiCallsRecorded['data']; local: Map<number, number> }>();
+  // Per tenant (its index in the batch's string table, -1: none) and UTC day: the event and its own string tables.
+  const byTenant = new Map<number, { data: ApiCallsRecorded['data']; local: Map<number, number>; personal: Map<number, number> }>();
   for (let i = 0; i < batch.length; i++) {
     const o = i * NUMBER_FIELDS;
     const t = i * TEXT_FIELDS;
-    let entry = byTenant.get(r[t]!);
+    // (tenant index + 1) * 2^20 + day: exact in a double (days since 1970 stay below 2^20 until year 4840).
+    const group = (r[t]! + 1) * 1_048_576 + Math.floor(n[o + 5]! / USAGE_DAY_MS);
+    let entry = byTenant.get(group);
     if (!entry) {
       const data: ApiCallsRecorded['data'] = {
         tenant_id: r[t]! < 0 ? null : s[r[t]!]!,
         strings: [],
+        personal_strings: [],
         request_id: [],
         key_id: [],
         endpoint: [],
@@ -55,9 +63,9 @@ export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
         credits_charged: [],
         created_at: [],
       };
-      byTenant.set(r[t]!, (entry = { data, local: new Map() }));
+      byTenant.set(group, (entry = { data, local: new Map(), personal: new Map() }));
     }
-    const { data, local } = entry;
+    const { data, local, personal } = entry;
     const ref = (k: number): number => {
       if (k < 0) return -1;
       let j = local.get(k);
@@ -67,12 +75,21 @@ export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
       }
       return j;
     };
+    const personalRef = (k: number): number => {
+      if (k < 0) return -1;
+      let j = personal.get(k);
+      if (j === undefined) {
+        personal.set(k, (j = data.personal_strings!.length));
+        data.personal_strings!.push(s[k]!);
+      }
+      return j;
+    };
     data.request_id.push(batch.requestId[i]!);
     data.key_id.push(ref(r[t + 1]!));
     data.endpoint.push(ref(r[t + 2]!));
     data.method.push(ref(r[t + 3]!));
-    data.ip_address.push(ref(r[t + 4]!));
-    data.user_agent.push(ref(r[t + 5]!));
+    data.ip_address.push(personalRef(r[t + 4]!));
+    data.user_agent.push(personalRef(r[t + 5]!));
     data.status_code.push(n[o]!);
     data.response_time.push(n[o + 1]!);
     data.request_size.push(n[o + 2]!);

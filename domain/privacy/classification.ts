@@ -17,6 +17,7 @@
  * Protection module: per-subject keys and replacement values).
  */
 import { entryHash, eventName } from '../signing/document.ts';
+import { usageDayKeyId } from '../usage/usage.ts';
 
 /** A field that identifies or describes a person; `erased` is what it reads as after crypto-shredding (`undefined`: the field is absent). */
 export interface PersonalField {
@@ -63,7 +64,7 @@ export interface EventClassification {
 /**
  * Key id of a data subject: `<kind>:<tenant id>:<id>`. Kinds: `subject` (a face/fingerprint subject id
  * chosen by the tenant: all its templates share one key), `signing` (one signing document, its signers
- * included).
+ * included). Usage IP addresses have keys per tenant and UTC day: `domain/usage/usage.ts` `usageDayKeyId`.
  */
 export function subjectKeyId(kind: 'subject' | 'signing', tenantId: string, id: string): string {
   return `${kind}:${tenantId}:${id}`;
@@ -94,6 +95,17 @@ const chainedSigning = { context: 'signing', chainHash: signingChain } as const;
 const sealedSigning = { ...chainedSigning, subject: signingSubject } as const;
 
 const base = { at: N, prev_hash: N } as const;
+
+/**
+ * Usage batches (`ApiCallsRecorded` with `personal_strings`): one key per tenant and UTC day of the calls
+ * (`usage:<tenant>:<YYYY-MM-DD>`, destroyed by the retention sweep past `usage_ip_days` and by
+ * off-boarding). Events written before issue 28 have no `personal_strings`: nothing to seal.
+ */
+const usageDaySubject = (e: SubjectSource): string | null => {
+  if (!Array.isArray(e.data.personal_strings)) return null;
+  const first = Array.isArray(e.data.created_at) ? e.data.created_at[0] : undefined;
+  return typeof first === 'number' ? usageDayKeyId(str(e.data.tenant_id), first) : null;
+};
 
 /** Every event type the service appends, by type. */
 export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>> = {
@@ -269,10 +281,14 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   },
   ApiCallsRecorded: {
     context: 'usage',
+    subject: usageDaySubject,
     fields: {
       tenant_id: N,
-      // The batch's distinct texts: endpoints and methods, but also every IP address and user agent.
-      strings: personal([]),
+      // The batch's distinct key ids, endpoints and methods (and, in events written before issue 28 without
+      // `personal_strings`, every IP address and user agent, in clear: docs/privacy.md).
+      strings: N,
+      // The batch's distinct IP addresses and user agents, sealed per tenant and UTC day.
+      personal_strings: personal([]),
       request_id: N,
       key_id: N,
       endpoint: N,

@@ -9,7 +9,8 @@
  *    key destroyed);
  * 3. every signing document is deleted with its files, then every remaining blob under the tenant's
  *    prefixes (`signing/<tenant>/`, `<tenant>/usage-exports/`) is deleted;
- * 4. the client IP addresses of all its usage rows are truncated (`UsageIpsTruncated` up to now);
+ * 4. the client IP addresses of all its usage rows are truncated (`UsageIpsTruncated` up to now), and
+ *    every usage data key of the tenant destroyed (the log's sealed addresses and user agents);
  * 5. every active API key is revoked;
  * 6. `PrivacyOffboardingCompleted`: the receipt (counts per kind; no personal data).
  */
@@ -20,7 +21,8 @@ import { EMBEDDINGS_COLLECTION, EMBEDDING_INDEXES } from '../face-matching/deps.
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
 import { eraseSubject, type ErasureDeps } from './erasure.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
-import { USAGE_IPS_TRUNCATED, getRetention, retentionStream, type UsageIpsTruncated } from './retention.ts';
+import { USAGE_IPS_TRUNCATED, destroyUsageDayKeys, getRetention, retentionStream, type UsageIpsTruncated } from './retention.ts';
+import { USAGE_DAY_MS } from '../usage/usage.ts';
 import type { PlanName } from '../plans/plans.ts';
 
 export const PRIVACY_OFFBOARDING_REQUESTED = 'PrivacyOffboardingRequested';
@@ -130,6 +132,9 @@ export async function offboardTenant(deps: OffboardingDeps, input: { tenantId: s
     await events.append(retentionStream(tenantId), [{ ...t, metadata: meta }]);
   }
 
+  // The log's copies of the addresses and user agents: every usage data key of the tenant, today's included.
+  await destroyUsageDayKeys(deps.erasure, deps.readModels, tenantId, null, new Date((Math.floor(Date.parse(before) / USAGE_DAY_MS) + 1) * USAGE_DAY_MS).toISOString(), before);
+
   const keys = await deps.activeKeys(tenantId);
   for (const keyId of keys) await deps.revokeKey(tenantId, keyId);
   await deps.erasure.catchUp();
@@ -138,7 +143,7 @@ export async function offboardTenant(deps: OffboardingDeps, input: { tenantId: s
     { kind: 'biometric_subjects', stores: ['event_log', 'read_models', 'vector_index', 'key_store'], count: subjects.length },
     { kind: 'signing_documents', stores: ['read_models', 'blob_store'], count: documents.length },
     { kind: 'blobs', stores: ['blob_store'], count: blobs },
-    { kind: 'usage_ip_rows', stores: ['read_models'], count: ipRows },
+    { kind: 'usage_ip_rows', stores: ['event_log', 'read_models', 'key_store'], count: ipRows },
     { kind: 'api_keys', stores: ['read_models'], count: keys.length },
   ];
   const c: PrivacyOffboardingCompleted = { type: PRIVACY_OFFBOARDING_COMPLETED, data: { offboarding_id: id, tenant_id: tenantId, completed_at: iso(), items } };

@@ -7,7 +7,8 @@
  *   the plan's default).
  * - `UsageIpsTruncated`: the client IP addresses of the tenant's usage rows created in `[from, before)`
  *   are truncated (`domain/privacy/ip-truncation.ts`); the usage-events projection applies it, so a replay
- *   truncates them again.
+ *   truncates them again. The log's own copies (sealed per tenant and UTC day) go with their day's data
+ *   key ({@link destroyUsageDayKeys}).
  * - `PrivacyRetentionSwept`: what one sweep erased (counts per kind).
  *
  * The sweep ({@link sweepTenant}) runs daily for every tenant from the `privacy-retention` workflow
@@ -23,6 +24,7 @@ import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
 import { PRIVACY_SIGNING_DOCUMENT_ERASED, erasureStream, eraseSubject, foldErasures, type ErasureDeps, type PrivacySigningDocumentErased } from './erasure.ts';
 import { subjectKeyId } from './classification.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
+import { USAGE_DAY_MS, usageDayKeyId } from '../usage/usage.ts';
 
 export const PRIVACY_RETENTION_SET = 'PrivacyRetentionSet';
 export const USAGE_IPS_TRUNCATED = 'UsageIpsTruncated';
@@ -53,7 +55,8 @@ export type UsageIpsTruncated = {
 };
 /** One line of a sweep's report: what kind, how many items erased. */
 export interface SweepItem {
-  kind: 'biometric_subjects' | 'document_files' | 'signed_documents' | 'usage_ip_rows';
+  /** `usage_ip_days`: UTC days whose usage data key (the log's sealed IP addresses and user agents) was destroyed. */
+  kind: 'biometric_subjects' | 'document_files' | 'signed_documents' | 'usage_ip_rows' | 'usage_ip_days';
   count: number;
 }
 export type PrivacyRetentionSwept = { type: typeof PRIVACY_RETENTION_SWEPT; data: { tenant_id: string; swept_at: string; items: SweepItem[] } };
@@ -208,6 +211,30 @@ async function shredSignedDocument(deps: RetentionDeps, tenantId: string, docume
 }
 
 /**
+ * Destroys the tenant's usage data keys (`usageDayKeyId`: the log's sealed client IP addresses and user
+ * agents of one UTC day) of every day that ends at or before `before` and may hold calls not erased yet:
+ * the day of `from` (the previous cutoff, whose day was not whole then; every earlier day was destroyed
+ * by an earlier sweep) and the days from the tenant's first usage row at or after `from` (or its first
+ * row at all when `from` is null) up to `before`. The log's addresses thus outlive the read model's
+ * truncation by less than a day. Idempotent (a destroyed key stays destroyed).
+ * @returns how many days had a live key destroyed now.
+ */
+export async function destroyUsageDayKeys(erasure: Pick<ErasureDeps, 'destroyKeys'>, readModels: ReadModelStore, tenantId: string, from: string | null, before: string, at: string): Promise<number> {
+  const end = Math.floor(Date.parse(before) / USAGE_DAY_MS); // first day not wholly before `before`
+  const rows = await readModels.collection('usage_events', { indexes: [['tenant_id', 'created_at']] });
+  const first = await rows.find({ tenant_id: tenantId, created_at: from ? { $gte: from, $lt: before } : { $lt: before } }, { sort: [{ field: 'created_at', order: 'asc' }], limit: 1 });
+  const days = new Set<number>();
+  if (from) days.add(Math.floor(Date.parse(from) / USAGE_DAY_MS));
+  if (first[0]) for (let d = Math.floor(Date.parse(String(first[0].created_at)) / USAGE_DAY_MS); d < end; d++) days.add(d);
+  let destroyed = 0;
+  for (const d of [...days].sort((a, b) => a - b)) {
+    if (d >= end) continue;
+    if ((await erasure.destroyKeys(usageDayKeyId(tenantId, d * USAGE_DAY_MS), at)).length) destroyed += 1;
+  }
+  return destroyed;
+}
+
+/**
  * Erases what outlived the tenant's periods at `now` (epoch ms): biometric subjects through
  * {@link eraseSubject} (the same path as `POST /v1/privacy/erasures`), signing working files and finalized
  * documents, and the IP addresses of older usage rows (an `UsageIpsTruncated` over the rows not yet
@@ -255,6 +282,9 @@ export async function sweepTenant(deps: RetentionDeps, tenantId: string, plan: P
         items.push({ kind: 'usage_ip_rows', count });
       }
     }
+    // The log's copies: the usage data keys of the days wholly before the cutoff are destroyed.
+    const days = await destroyUsageDayKeys(deps.erasure, deps.readModels, tenantId, from, before, new Date(now).toISOString());
+    if (days) items.push({ kind: 'usage_ip_days', count: days });
   }
 
   if (items.length) {

@@ -38,15 +38,25 @@ export type ApiCallsRecorded = {
   data: {
     /** The tenant of every call of the batch (null: no tenant could be identified). */
     tenant_id: string | null;
-    /** The batch's distinct texts, referenced by index from the text columns below. */
+    /** The batch's distinct texts, referenced by index from the text columns below (key ids, endpoints, methods). */
     strings: string[];
+    /**
+     * The batch's distinct client IP addresses and user agents, referenced by `ip_address` and `user_agent`
+     * (issue 28). Sealed in the log under the tenant's data key of the calls' UTC day ({@link usageDayKeyId}:
+     * every call of one event is of one tenant and one day), destroyed by the retention sweep once the day
+     * is older than `usage_ip_days` and by off-boarding; the table then reads as `[]`, so each address
+     * reads as `''` and each user agent as null. Absent in events written before: `ip_address` and
+     * `user_agent` then index `strings`, which held them in clear.
+     */
+    personal_strings?: string[];
     request_id: string[];
     /** Indexes into `strings`; -1 for null. */
     key_id: number[];
     endpoint: number[];
     method: number[];
+    /** Index into `personal_strings` (into `strings` when it is absent). */
     ip_address: number[];
-    /** Index into `strings`; -1 for null. */
+    /** Index into `personal_strings` (into `strings` when it is absent); -1 for null. */
     user_agent: number[];
     status_code: number[];
     /** Seconds. */
@@ -68,6 +78,7 @@ export const USAGE_EVENT_TYPES = ['ApiCallRecorded', 'ApiCallsRecorded'] as cons
 export function callsOfBatch(d: ApiCallsRecorded['data']): ApiCallRecorded['data'][] {
   const s = d.strings;
   const text = (k: number): string | null => (k < 0 ? null : s[k]!);
+  const { ip, userAgent } = personalTextOf(d);
   const n = d.request_id.length;
   const calls: ApiCallRecorded['data'][] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -81,13 +92,35 @@ export function callsOfBatch(d: ApiCallsRecorded['data']): ApiCallRecorded['data
       response_time: d.response_time[i]!,
       request_size: d.request_size[i]!,
       response_size: d.response_size[i]!,
-      ip_address: s[d.ip_address[i]!]!,
-      user_agent: text(d.user_agent[i]!),
+      ip_address: ip(d.ip_address[i]!),
+      user_agent: userAgent(d.user_agent[i]!),
       credits_charged: d.credits_charged[i]!,
       created_at: new Date(d.created_at[i]!).toISOString(),
     };
   }
   return calls;
+}
+
+/**
+ * How a batch event's `ip_address` and `user_agent` indexes read: from `personal_strings` when the event
+ * has it (an erased table reads as the documented replacements: `''` for an address, null for a user
+ * agent), else from `strings` (events written before issue 28).
+ */
+export function personalTextOf(d: ApiCallsRecorded['data']): { ip: (k: number) => string; userAgent: (k: number) => string | null } {
+  const p = d.personal_strings;
+  if (!p) return { ip: (k) => d.strings[k]!, userAgent: (k) => (k < 0 ? null : d.strings[k]!) };
+  return { ip: (k) => p[k] ?? '', userAgent: (k) => (k < 0 ? null : (p[k] ?? null)) };
+}
+
+/** Milliseconds of a UTC day. */
+export const USAGE_DAY_MS = 86_400_000;
+
+/**
+ * The data-subject key id sealing a tenant's usage IP addresses and user agents of one UTC day:
+ * `usage:<tenant id, or - for calls without one>:<YYYY-MM-DD>` (`dayMs`: any instant of the day, epoch ms).
+ */
+export function usageDayKeyId(tenantId: string | null, dayMs: number): string {
+  return `usage:${tenantId ?? '-'}:${new Date(Math.floor(dayMs / USAGE_DAY_MS) * USAGE_DAY_MS).toISOString().slice(0, 10)}`;
 }
 
 export const usageStream = (tenantId: string | null) => `usage-${tenantId ?? 'anonymous'}`;

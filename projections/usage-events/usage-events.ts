@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
-import { USAGE_EVENT_TYPES, callsOfBatch, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
+import { USAGE_EVENT_TYPES, callsOfBatch, personalTextOf, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../projection.ts';
 import { USAGE_IPS_TRUNCATED, type UsageIpsTruncated } from '../../domain/privacy/retention.ts';
 import { isTruncatedIp, truncateIp } from '../../domain/privacy/ip-truncation.ts';
@@ -150,6 +150,7 @@ async function truncateIps(c: Collection<UsageRecord>, d: UsageIpsTruncated['dat
 function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<readonly [string, UsageRecord]>): void {
   const s = d.strings;
   const text = (k: number): string | null => (k < 0 ? null : s[k]!);
+  const { ip, userAgent } = personalTextOf(d);
   const services = new Map<number, string>();
   const at = positionKey(e);
   let lastMs = Number.NaN;
@@ -166,7 +167,7 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
     const { key, id } = callKey(e, i, at);
     rows.push([
       key,
-      usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, s[d.ip_address[i]!]!, text(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
+      usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, ip(d.ip_address[i]!), userAgent(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
     ]);
   }
 }

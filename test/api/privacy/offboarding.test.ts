@@ -104,6 +104,20 @@ describe('tenant off-boarding over HTTP', () => {
     for (const row of rows) expect(row.ip_address).toBe('127.0.0.0/24');
     const otherRows = await (await s.ctx.readModels.collection('usage_events')).find({ tenant_id: other.tenantId });
     expect(otherRows.some((row) => row.ip_address === '127.0.0.1')).toBe(true);
+    // The log's copies: the usage events of the tenant's calls before the off-boarding keep their addresses
+    // and user agents sealed under the tenant's usage day key, destroyed now (they read as erased); the
+    // other tenant's still open. In the stored form the address is nowhere in clear.
+    const usageEvents = async (tenantId: string) => (await s.ctx.events.readStream(`usage-${tenantId}`)).events.filter((e) => e.type === 'ApiCallsRecorded');
+    const mine = (await usageEvents(t)).filter((e) => (e.data as { created_at: number[] }).created_at[0]! < Date.parse(r.body.data.requested_at));
+    expect(mine.length).toBeGreaterThan(0);
+    for (const e of mine) {
+      expect(e.data).toMatchObject({ personal_strings: [] });
+      expect(e.metadata.erased_at).toEqual(expect.any(String));
+    }
+    expect((await usageEvents(other.tenantId)).some((e) => (e.data as { personal_strings: string[] }).personal_strings.includes('127.0.0.1'))).toBe(true);
+    const stored = (await (s.ctx.events as unknown as { inner: { readStream(n: string): Promise<{ events: Array<{ data: unknown }> }> } }).inner.readStream(`usage-${t}`)).events;
+    expect(stored.length).toBeGreaterThan(0);
+    for (const e of stored) expect(JSON.stringify(e.data)).not.toContain('127.0.0.1');
 
     if (haveFaces) {
       const found = await img.post(other.key, '/v1/face-matching/search', { image: face('sheldon', 2), threshold: '0' });

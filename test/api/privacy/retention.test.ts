@@ -115,7 +115,18 @@ describe('the daily sweep', () => {
     for (const r of recent.data) expect(r.ip_address).toBe('127.0.0.1');
     const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
     expect(view.usage_ips_truncated_before).toBe(new Date(clock.now() - 90 * DAY).toISOString());
-    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'usage_ip_rows' })]));
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'usage_ip_rows' }), { kind: 'usage_ip_days', count: 1 }]));
+    // The log's copies: the first day's usage events read erased (its usage data key destroyed: addresses
+    // '' and user agents null on replay), the later day's still open.
+    const usage = (await s.ctx.events.readStream(`usage-${tenant}`)).events.filter((e) => e.type === 'ApiCallsRecorded');
+    const ofDay = (ms: number) => usage.filter((e) => day((e.data as { created_at: number[] }).created_at[0]!) === day(ms));
+    expect(ofDay(t0).length).toBeGreaterThan(0);
+    for (const e of ofDay(t0)) {
+      expect(e.data).toMatchObject({ personal_strings: [] });
+      expect(e.metadata.erased_at).toEqual(expect.any(String));
+    }
+    expect(ofDay(t0 + 60 * DAY).length).toBeGreaterThan(0);
+    for (const e of ofDay(t0 + 60 * DAY)) expect((e.data as { personal_strings: string[] }).personal_strings).toContain('127.0.0.1');
   }, TIMEOUT);
 
   it('deletes the uploads and page images of a cancelled signing document once its period is over', async () => {
