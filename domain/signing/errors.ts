@@ -81,6 +81,18 @@ export const SIGNING_ERROR_STATUS = {
   efirma_prepare_not_found: 404,
   /** Issue 29: another e.firma signature was added since this one was prepared (the working PDF changed); prepare again. */
   efirma_prepare_stale: 409,
+  /** Issue 29: the `.cer` is not one well-formed DER X.509 certificate (`details.reason`). */
+  efirma_certificate_invalid: 422,
+  /** Issue 29: the certificate is a CSD (certificado de sello digital: its subject has an OU), not an e.firma (FIEL). */
+  efirma_not_fiel: 422,
+  /** Issue 29: the certificate is outside its validity period now (`details.reason` `expired` | `not_yet_valid`, `not_before`, `not_after`). */
+  efirma_certificate_expired: 422,
+  /** Issue 29: the RFC/CURP the document gives for the signer matches neither the holder's nor the legal representative's (`details.fields`). */
+  efirma_identity_mismatch: 422,
+  /** Issue 29: the certificate does not chain to the configured SAT trust list (EFIRMA_TRUST_LIST) at signing time. */
+  efirma_untrusted: 422,
+  /** Issue 29: the OCSP responder gave no usable, verified answer in time: refused (never accepted unchecked); retry later. */
+  efirma_ocsp_unavailable: 503,
   /** Issue 29: the signer's certificate is revoked (OCSP `revoked` at signing time): refused, nothing recorded. */
   efirma_certificate_revoked: 422,
   /** Issue 29: the OCSP responder does not know the signer's certificate (`unknown`): refused, nothing recorded. */

@@ -5,31 +5,21 @@
  * `timestamp_unavailable` (never the local clock), and the document stays `signed`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import * as pkijs from 'pkijs';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { haveValidators, linkOf, makePdf, pdfsig, readOutbox, waitFor } from '../../helpers/signing.ts';
+import { createTestPki, haveOpenssl, type LocalService, type TestPki } from '../../helpers/efirma-pki.ts';
 import { findSignatures, tstInfoOf } from '../../../domain/signing/pades.ts';
 
-const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
 if (!haveOpenssl) console.log('skip: openssl is not installed (the local TSA needs `openssl ts`)');
-const dir = mkdtempSync(join(tmpdir(), 'sello-tsa-'));
-let tsa: Server;
-let tsaUrl = '';
-let requests = 0;
-
-function setupTsa(): void {
-  const o = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.crt', '-days', '2', '-subj', '/CN=Sello test TSA',
-    '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'basicConstraints=CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature']);
-  writeFileSync(join(dir, 'serial'), '01\n');
-  writeFileSync(join(dir, 'tsa.cnf'), `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\ndir = ${dir}\nserial = $dir/serial\ncrypto_device = builtin\nsigner_cert = $dir/tsa.crt\nsigner_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\nordering = no\ntsa_name = no\ness_cert_id_chain = no\ness_cert_id_alg = sha256\ncerts = $dir/tsa.crt\n`);
-}
+let pki: TestPki;
+let tsa: LocalService & { certPath: string };
+let dir = '';
 
 async function signedDocument(s: TestServer, key: string, email: string): Promise<string> {
   const form = new FormData();
@@ -47,39 +37,24 @@ async function signedDocument(s: TestServer, key: string, email: string): Promis
 
 describe.skipIf(!haveOpenssl)('PAdES B-T with a local RFC 3161 TSA', () => {
   beforeAll(async () => {
-    setupTsa();
-    tsa = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        requests++;
-        const q = join(dir, `q${requests}.tsq`);
-        const r = join(dir, `r${requests}.tsr`);
-        writeFileSync(q, Buffer.concat(chunks));
-        const p = spawnSync('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', r], { cwd: dir });
-        if (p.status !== 0) {
-          res.writeHead(500).end(String(p.stderr));
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(r));
-      });
-    });
-    await new Promise<void>((resolve) => tsa.listen(0, '127.0.0.1', () => resolve()));
-    tsaUrl = `http://127.0.0.1:${(tsa.address() as { port: number }).port}/tsa`;
+    pki = createTestPki();
+    dir = pki.dir;
+    tsa = await pki.startTsa();
   });
   afterAll(async () => {
-    await new Promise((r) => tsa?.close(r));
+    await tsa?.stop();
+    pki?.cleanup();
   });
 
   it('finalize embeds a signature timestamp whose imprint and time are right', async () => {
-    const s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, SIGNING_TSA_URL: tsaUrl } });
+    const s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, SIGNING_TSA_URL: tsa.url } });
     try {
       const { key } = await s.tenantWithKey('pro');
       const id = await signedDocument(s, key, 'tess@example.com');
       const before = Date.now();
       const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key });
       expect(fin.status).toBe(200);
-      expect(requests).toBe(3); // pdf, pdf_with_audit, certificate
+      expect(tsa.requests()).toBe(3); // pdf, pdf_with_audit, certificate
       const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
       const [sig] = findSignatures(pdf);
       const ci = pkijs.ContentInfo.fromBER(new Uint8Array(sig!.cms).buffer);
@@ -95,7 +70,7 @@ describe.skipIf(!haveOpenssl)('PAdES B-T with a local RFC 3161 TSA', () => {
       // openssl's own verdict on the token, against the TSA certificate.
       const tokenFile = join(dir, 'token.der');
       writeFileSync(tokenFile, Buffer.from(token.toSchema().toBER(false)));
-      const v = spawnSync('openssl', ['ts', '-verify', '-in', tokenFile, '-token_in', '-digest', createHash('sha256').update(sigValue).digest('hex'), '-CAfile', join(dir, 'tsa.crt'), '-untrusted', join(dir, 'tsa.crt')], { encoding: 'utf8' });
+      const v = spawnSync('openssl', ['ts', '-verify', '-in', tokenFile, '-token_in', '-digest', createHash('sha256').update(sigValue).digest('hex'), '-CAfile', tsa.certPath, '-untrusted', tsa.certPath], { encoding: 'utf8' });
       expect(`${v.stdout}${v.stderr}`).toContain('Verification: OK');
       if (haveValidators()) {
         const f = join(dir, 'bt.pdf');
