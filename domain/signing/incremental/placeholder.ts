@@ -36,8 +36,10 @@ export function pdfText(text: string): PDFObject {
 
 /** What {@link appendSignatureField} writes. */
 export interface SignatureFieldSpec {
-  /** Partial field name `/T`; must not name an existing field. */
+  /** Partial field name `/T`; must not name an existing field (unless `uniqueName`). */
   fieldName: string;
+  /** Use the first free name of `fieldName`, `fieldName2`, `fieldName3`, ... instead of failing. */
+  uniqueName?: boolean;
   /** 1-based page of the widget. */
   page: number;
   /** Widget rectangle `[x1, y1, x2, y2]` in PDF points; `[0, 0, 0, 0]` for an invisible signature. */
@@ -85,7 +87,10 @@ export async function appendSignatureField(pdf: Buffer, spec: SignatureFieldSpec
     upd.setIn(rootRef, catalog, 'AcroForm', acroOwner);
   }
   const fields = upd.arrayIn(acroOwner, acroForm, 'Fields');
-  if (fieldNamesOf(fields).has(spec.fieldName)) throw new Error(`a field named ${spec.fieldName} already exists`);
+  const taken = fieldNamesOf(fields);
+  let fieldName = spec.fieldName;
+  for (let n = 2; spec.uniqueName && taken.has(fieldName); n++) fieldName = `${spec.fieldName}${n}`;
+  if (taken.has(fieldName)) throw new Error(`a field named ${fieldName} already exists`);
   upd.setIn(acroOwner, acroForm, 'SigFlags', PDFNumber.of(3)); // SignaturesExist | AppendOnly (12.7.2)
 
   const sig = context.obj({});
@@ -105,7 +110,7 @@ export async function appendSignatureField(pdf: Buffer, spec: SignatureFieldSpec
     F: 132, // Print | Locked (12.5.3)
     P: page.ref,
   });
-  widget.set(PDFName.of('T'), pdfText(spec.fieldName));
+  widget.set(PDFName.of('T'), pdfText(fieldName));
   widget.set(PDFName.of('V'), sigRef);
   if (width > 0 && height > 0) widget.set(PDFName.of('AP'), context.obj({ N: upd.register(appearanceStream(context, width, height, spec.appearance ?? [])) }));
   const widgetRef = upd.register(widget);

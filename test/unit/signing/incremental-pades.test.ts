@@ -1,17 +1,22 @@
 /**
  * Incremental PAdES (domain/signing/incremental, issue 29): two signers sign a PDF in turn, each signature an
- * incremental update, the signed attributes signed with node:crypto as the browser does with the e.firma key.
+ * incremental update, the signed attributes signed with node:crypto as the browser does with the e.firma key;
+ * then Sello's seal (B-T), the DSS (B-LT) and a document time-stamp (B-LTA).
  * Debian's `pdfsig` and `qpdf --check` judge the files (skipped with a printed reason when absent).
- * Everything is made here: a CA and two signer certificates with the openssl CLI, the PDF with pdf-lib.
+ * Everything is made here: a CA, two signer certificates, the seal's certificate and OCSP responses with the
+ * openssl CLI, an RFC 3161 TSA answering with `openssl ts -reply`, the PDF with pdf-lib.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, toIncrementalBase } from '../../../domain/signing/incremental/index.ts';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFRef, StandardFonts, decodePDFRawStream } from 'pdf-lib';
+import { addDocumentTimestamp, addDss, addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase } from '../../../domain/signing/incremental/index.ts';
+import { checkSignature, derPrefix, findSignatures, type PadesKey } from '../../../domain/signing/pades.ts';
 import { SigningError } from '../../../domain/signing/errors.ts';
 
 const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
@@ -81,6 +86,47 @@ function qpdfCheck(pdf: Buffer, name: string): { status: number | null; output: 
   return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 
+/** A DER OCSPResponse about `cert` from the CA itself (`openssl ocsp -index`, no server needed). */
+function ocspResponse(cert: TestCert, name: string): Buffer {
+  const serial = String(o(['x509', '-in', cert.pem, '-noout', '-serial'])).trim().replace(/^serial=/, '');
+  const subject = String(o(['x509', '-in', cert.pem, '-noout', '-subject', '-nameopt', 'compat'])).trim().replace(/^subject=/, '');
+  writeFileSync(join(dir, `${name}.index`), `V\t301231000000Z\t\t${serial}\tunknown\t${subject}\n`);
+  o(['ocsp', '-issuer', 'ca.pem', '-cert', cert.pem, '-no_nonce', '-reqout', `${name}.ocspreq`]);
+  o(['ocsp', '-index', `${name}.index`, '-rsigner', 'ca.pem', '-rkey', 'ca.key', '-CA', 'ca.pem', '-ndays', '1', '-reqin', `${name}.ocspreq`, '-respout', `${name}.ocsp`]);
+  return readFileSync(join(dir, `${name}.ocsp`));
+}
+
+// TODO(H1): replace with startTsa() of test/helpers/efirma-pki.ts once it is committed.
+let tsa: Server | undefined;
+let tsaUrl = '';
+async function startTsa(): Promise<void> {
+  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.crt', '-days', '2', '-subj', '/CN=Sello test TSA',
+    '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'basicConstraints=CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature']);
+  writeFileSync(join(dir, 'tsa-serial'), '01\n');
+  writeFileSync(join(dir, 'tsa.cnf'), `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\ndir = ${dir}\nserial = $dir/tsa-serial\ncrypto_device = builtin\nsigner_cert = $dir/tsa.crt\nsigner_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\nordering = no\ntsa_name = no\ness_cert_id_chain = no\ness_cert_id_alg = sha256\ncerts = $dir/tsa.crt\n`);
+  let n = 0;
+  tsa = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      n++;
+      writeFileSync(join(dir, `q${n}.tsq`), Buffer.concat(chunks));
+      const p = spawnSync('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', join(dir, `q${n}.tsq`), '-out', join(dir, `r${n}.tsr`)], { cwd: dir });
+      if (p.status !== 0) res.writeHead(500).end(String(p.stderr));
+      else res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(join(dir, `r${n}.tsr`)));
+    });
+  });
+  await new Promise<void>((resolve) => tsa!.listen(0, '127.0.0.1', () => resolve()));
+  tsaUrl = `http://127.0.0.1:${(tsa.address() as { port: number }).port}/tsa`;
+}
+
+/** The /Contents bytes of signature field `n` (0-based, AcroForm order). */
+function contentsOf(doc: PDFDocument, n: number): Buffer {
+  const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
+  const v = fields.lookup(n, PDFDict).lookup(PDFName.of('V'), PDFDict);
+  return Buffer.from(v.lookup(PDFName.of('Contents'), PDFHexString).asBytes());
+}
+
 /** pdfsig's block for signature `n` (1-based). */
 function block(out: string, n: number): string {
   return out.split(/^Signature #/m)[n] ?? '';
@@ -89,14 +135,96 @@ function block(out: string, n: number): string {
 let ca: TestCert;
 let ana: TestCert;
 let beto: TestCert;
+let sello: TestCert;
 
 describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     ca = makeCert('ca', 'AC PRUEBAS SELLO', true);
     ana = makeCert('ana', 'ANA MARÍA LÓPEZ PÉREZ');
     beto = makeCert('beto', 'ROBERTO GÓMEZ DÍAZ');
+    sello = makeCert('sello', 'Sello Firma Electronica Pruebas');
+    await startTsa();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await new Promise((r) => (tsa ? tsa.close(r) : r(undefined)));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('signer 1, signer 2, seal (B-T), DSS (B-LT), document time-stamp (B-LTA): pdfsig and qpdf accept the result', async () => {
+    const base = await toIncrementalBase(await makePdf(2));
+    const one = await signAsBrowser(base, ana, [ca.der], 'efirma_ana', 1, [50, 50, 250, 110], new Date('2026-03-01T10:00:00Z'));
+    const two = await signAsBrowser(one, beto, [ca.der], 'efirma_beto', 2, [300, 50, 500, 110], new Date('2026-03-01T11:00:00Z'));
+    const tsaOptions = { url: tsaUrl, timeoutMs: 10_000, attempts: 1 };
+    const key: PadesKey = { certificate: sello.der, chain: [ca.der], privateKeyPkcs8: sello.keyPkcs8, subjectName: sello.cn };
+    const sealed = await sealIncremental(two, key, { reason: 'Sello: documento doc_123 finalizado', signingTime: new Date('2026-03-01T12:00:00Z'), tsa: tsaOptions });
+    expect(sealed.subarray(0, two.length).equals(two)).toBe(true);
+    const tsaDer = o(['x509', '-in', 'tsa.crt', '-outform', 'DER']);
+    const ocspAna = ocspResponse(ana, 'ana');
+    const ocspBeto = ocspResponse(beto, 'beto');
+    const lt = await addDss(sealed, { certificates: [ca.der, ana.der, beto.der, sello.der, tsaDer], ocspResponses: [ocspAna, ocspBeto] });
+    // A second store merges: nothing repeated.
+    const lt2 = await addDss(lt, { certificates: [ca.der], ocspResponses: [ocspAna] });
+    const lta = await addDocumentTimestamp(lt2, tsaOptions);
+    expect(lta.subarray(0, lt2.length).equals(lt2)).toBe(true);
+
+    // The store: every item once, the OCSPs being the whole OCSPResponse, a VRI entry per signature.
+    const doc = await PDFDocument.load(lta);
+    const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+    const bytesOf = (arr: PDFArray) => arr.asArray().map((r) => Buffer.from(decodePDFRawStream(doc.context.lookup(r) as PDFRawStream).decode()));
+    const dssCerts = bytesOf(dss.lookup(PDFName.of('Certs'), PDFArray));
+    const dssOcsps = bytesOf(dss.lookup(PDFName.of('OCSPs'), PDFArray));
+    expect(dssCerts.length).toBe(5);
+    expect(dssOcsps.map((b) => b.toString('hex')).sort()).toEqual([ocspAna, ocspBeto].map((b) => b.toString('hex')).sort());
+    const vri = dss.lookup(PDFName.of('VRI'), PDFDict);
+    const vriOf = (n: number) => vri.lookup(PDFName.of(createHash('sha1').update(contentsOf(doc, n)).digest('hex').toUpperCase()), PDFDict);
+    const certsIn = (d: PDFDict) => bytesOf(d.lookup(PDFName.of('Cert'), PDFArray)).map((b) => b.toString('hex')).sort();
+    expect(certsIn(vriOf(0))).toEqual([ca.der, ana.der].map((b) => b.toString('hex')).sort());
+    expect(bytesOf(vriOf(0).lookup(PDFName.of('OCSP'), PDFArray))).toEqual([ocspAna]);
+    expect(bytesOf(vriOf(1).lookup(PDFName.of('OCSP'), PDFArray))).toEqual([ocspBeto]);
+    expect(certsIn(vriOf(2))).toEqual([ca.der, sello.der, tsaDer].map((b) => b.toString('hex')).sort()); // the seal's chain and its signature time-stamp's TSA
+
+    // The document time-stamp: an RFC 3161 token over the SHA-256 of its byte range, accepted by openssl.
+    const sigs = findSignatures(lta);
+    expect(sigs.length).toBe(4);
+    const dts = sigs[3]!;
+    expect(dts.byteRange[2] + dts.byteRange[3]).toBe(lta.length);
+    const digest = createHash('sha256').update(lta.subarray(0, dts.byteRange[1])).update(lta.subarray(dts.byteRange[2])).digest('hex');
+    writeFileSync(join(dir, 'dts.der'), derPrefix(contentsOf(doc, 3)));
+    const verify = spawnSync('openssl', ['ts', '-verify', '-in', join(dir, 'dts.der'), '-token_in', '-digest', digest, '-CAfile', join(dir, 'tsa.crt'), '-untrusted', join(dir, 'tsa.crt')], { encoding: 'utf8' });
+    expect(`${verify.stdout}${verify.stderr}`).toContain('Verification: OK');
+    // Our own verifier (what /v1/signing/verify runs) agrees on the three CAdES signatures.
+    for (const sig of sigs.slice(0, 3)) expect((await checkSignature(lta, sig)).error).toBeNull();
+    expect((await checkSignature(lta, sigs[2]!)).timestamp).not.toBeNull();
+
+    if (haveQpdf) {
+      const q = qpdfCheck(lta, 'lta.pdf');
+      expect(q.status, q.output).toBe(0);
+    }
+    if (havePdfsig) {
+      const out = pdfsig(lta, 'lta.pdf');
+      console.log(out);
+      const blocks = [1, 2, 3, 4].map((n) => block(out, n));
+      expect(blocks[0]).toContain('Signer Certificate Common Name: ANA MARÍA LÓPEZ PÉREZ');
+      expect(blocks[1]).toContain('Signer Certificate Common Name: ROBERTO GÓMEZ DÍAZ');
+      expect(blocks[2]).toContain('Signer Certificate Common Name: Sello Firma Electronica Pruebas');
+      // The document time-stamp: poppler 22.12 (Debian 12) names its TSA but does not validate ETSI.RFC3161
+      // ("Signature Type: unknown", "Unable to validate this type of signature"); openssl did above.
+      expect(blocks[3]).toContain('Signature Field Name: DocTimeStamp');
+      expect(blocks[3]).toContain('Signer Certificate Common Name: Sello test TSA');
+      if (/Signature Type: ETSI\.RFC3161/.test(blocks[3]!)) expect(blocks[3]).toContain('Signature is Valid.');
+      else expect(out).toContain('Unable to validate this type of signature');
+      for (const b of blocks.slice(0, 3)) {
+        expect(b).toContain('Signature Validation: Signature is Valid.');
+        expect(b).toContain('Not total document signed');
+      }
+      expect(blocks[3]).toContain('Total document signed');
+      expect(blocks[3]).not.toContain('Not total document signed');
+      const flipped = Buffer.from(lta);
+      const at = base.indexOf('595.28') + 1;
+      flipped[at] = flipped[at]! ^ 0x01;
+      expect(block(pdfsig(flipped, 'lta-flipped.pdf'), 1)).toContain('Digest Mismatch');
+    }
+  });
 
   it('two signers in turn: each signature an incremental update, both valid, the first not covering the whole file', async () => {
     const original = await makePdf(2);
