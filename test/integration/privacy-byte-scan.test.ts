@@ -9,26 +9,27 @@
  *
  * The capabilities that store a data subject are a list of {@link CapabilitySetup}s: each enrols its data
  * under the subject with the marker and says which byte sequences must disappear: face and fingerprint
- * (by `subject_id`), signing and e-mail verification (by the marker's address, `email`). Adding a
- * capability (OCR, usage export: not yet) is one more entry. The signing audit command verifies the
+ * (by `subject_id`), signing and e-mail verification (by the marker's address, `email`), OCR of an INE
+ * (by `subject_id`: the call's stored Idempotency-Key answer). Adding a capability is one more entry. The signing audit command verifies the
  * document's chain with its former head after the erasure and after the replay.
  *
  * The server is closed and started again before the erasure, so the vector index's f16 snapshot exists
  * and the scan's positive control finds every needle before it must find none after.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonCalls, multipartForm, startTestServer, type TestServer } from '../helpers/server.ts';
-import { f16Window, f32Window, filesUnder, scanBuffers, scanDirs, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
+import { f16Window, f32Window, filesUnder, scanBuffers, textNeedle, type Hit, type Needle } from '../helpers/byte-scan.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { startTestDnsServer } from '../helpers/email-dns-server.ts';
 import { EMAIL_TEST_ZONE } from '../helpers/email-fixture-zone.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
+import { SAMPLE_INE, renderIneFront } from '../helpers/ocr-fixtures.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
 import { decodeTemplate } from '../../domain/face-matching/events.ts';
 import { TEMPLATES_COLLECTION, type TemplateDoc } from '../../domain/fingerprint/deps.ts';
@@ -48,9 +49,10 @@ const pgReady = haveData && (await postgresReachable('privacy byte scan on Postg
 /**
  * A byte sequence that must be gone after the erasure; `seenBefore`: the profile stores it as such, so the
  * scan must find it before the erasure (the positive control). Other renderings (an upload's own bytes, a
- * base64 text of what is stored raw) are looked for in case a log or a file keeps them.
+ * base64 text of what is stored raw) are looked for in case a log or a file keeps them. `seenIn`: the
+ * positive control also requires a hit in a source whose name matches (the store that must forget it).
  */
-type ScanNeedle = Needle & { seenBefore?: boolean };
+type ScanNeedle = Needle & { seenBefore?: boolean; seenIn?: RegExp };
 
 /** What a capability setup gets: the running server, an admin key, the subject and its marker. */
 interface SetupContext {
@@ -237,8 +239,55 @@ const emailVerificationSetup: CapabilitySetup = {
   },
 };
 
-/** Every capability that stores a data subject today. (OCR, usage export: to add.) */
-const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup, emailVerificationSetup];
+/**
+ * Text of ours printed on the subject's INE (its street): the extraction carries it into the answer. OCR
+ * reads no lower case or punctuation reliably, so it is not the marker; a fixed string is unique enough
+ * (a fresh DATA_DIR and schema per run), and a fixed image reads the same every run.
+ */
+const OCR_TOKEN = 'QZWMARKERXJ';
+
+/**
+ * OCR of an identity document (an INE front rendered with {@link OCR_TOKEN} as its street) with
+ * `subject_id` and an Idempotency-Key: the stored answer holds the extraction (names, CURP, address) and
+ * must be gone after the erasure by subject id; the log's `ocr.id.extracted` holds nothing of the holder
+ * (the CURP masked to its first 4 characters, as it was kept before, is looked for too).
+ */
+const ocrSetup: CapabilitySetup = {
+  name: 'ocr',
+  request: (c) => ({ subject_id: c.subjectId }),
+  async enrol({ s, key, subjectId }) {
+    const front = await renderIneFront({ ...SAMPLE_INE, street: `AV ${OCR_TOKEN} 123` }, { jpeg: 90 });
+    const form = () => multipartForm({ front, subject_id: subjectId }, 'jpg');
+    let r: Response;
+    for (let attempt = 1; ; attempt++) {
+      r = await s.fetch('/v1/ocr/extract/id', { method: 'POST', key, headers: { 'idempotency-key': 'scan-ocr-1' }, body: form() });
+      if (r.status !== 503 || attempt === 3) break;
+    }
+    const body = (await r.json()) as { fields: { curp: string; claveElector: string; surname: string; address: string } };
+    expect(r.status, JSON.stringify(body)).toBe(200);
+    expect(body.fields.address).toContain(OCR_TOKEN);
+    const stored = { seenBefore: true, seenIn: /idempotency\.sqlite/ };
+    return [
+      { ...textNeedle('extracted street (ours)', OCR_TOKEN), ...stored },
+      { ...textNeedle('extracted CURP', body.fields.curp), ...stored },
+      { ...textNeedle('extracted clave de elector', body.fields.claveElector), ...stored },
+      { ...textNeedle('extracted surnames', body.fields.surname), ...stored },
+      { ...textNeedle('extracted address', body.fields.address), ...stored },
+      textNeedle('CURP masked to its first 4 characters', `${body.fields.curp.slice(0, 4)}**************`),
+      { name: 'uploaded image', bytes: front.subarray(front.length >> 1, (front.length >> 1) + 48) },
+    ];
+  },
+  async gone({ s, key }) {
+    // The stored answer is gone: its key is free, so a call with it that fails validation (an empty
+    // subject_id: 400, never stored) is answered as such, not 422 idempotency_key_reused. Nothing is stored again.
+    const r = await s.fetch('/v1/ocr/extract/id', { method: 'POST', key, headers: { 'idempotency-key': 'scan-ocr-1' }, body: multipartForm({ front: Buffer.from('x'), subject_id: '' }, 'jpg') });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: string }).error).toBe('invalid_request');
+  },
+};
+
+/** Every capability that stores a data subject today. (Usage export: to add.) */
+const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup, emailVerificationSetup, ocrSetup];
 
 /** A store profile: configuration, and the bytes it keeps outside DATA_DIR (PostgreSQL). */
 interface Profile {
@@ -246,6 +295,8 @@ interface Profile {
   config: Record<string, string>;
   /** Named byte sources outside DATA_DIR (a pg_dump, raw pages...). */
   external(): Promise<Array<[string, Buffer]>>;
+  /** External sources (by name) that must hold the marker before the erasure: the positive control of each kind. */
+  markerIn?: () => RegExp[];
   cleanup(): Promise<void>;
 }
 
@@ -267,12 +318,21 @@ async function byteScan(profile: Profile): Promise<void> {
   const dns = await startTestDnsServer(EMAIL_TEST_ZONE);
   const start = () =>
     startTestServer({
-      config: { DATA_DIR: dataDir, EMAIL_DNS_SERVERS: dns.server, EMAIL_DNS_TIMEOUT_MS: '3000', EMAIL_DNS_ATTEMPTS: '1', ...profile.config },
+      // JOB_TIMEOUT_MS: cold OCR workers load their models on the first job (a minute on a loaded machine).
+      config: { DATA_DIR: dataDir, JOB_TIMEOUT_MS: '200000', EMAIL_DNS_SERVERS: dns.server, EMAIL_DNS_TIMEOUT_MS: '3000', EMAIL_DNS_ATTEMPTS: '1', ...profile.config },
       overrides: { log: pino(loggerOptions('trace'), pino.destination({ dest: path.join(logDir, `server-${++starts}.log`), sync: true })) },
     });
   const marker = `MARKER-scan-${Math.random().toString(36).slice(2, 10)}`;
   const subjectId = `subj-scan-${Math.random().toString(36).slice(2, 8)}`;
-  const scan = async (): Promise<Hit[]> => [...scanDirs([dataDir, logDir], needles), ...scanBuffers([...cliOutput, ...(await profile.external())], needles)];
+  const scan = async (label: string): Promise<Hit[]> => {
+    const t0 = performance.now();
+    const files = [dataDir, logDir].flatMap((d) => filesUnder(d).map((f) => [`${path.basename(d)}/${path.relative(d, f)}`, readFileSync(f)] as [string, Buffer]));
+    const sources = [...files, ...cliOutput, ...(await profile.external())];
+    const hits = scanBuffers(sources, needles);
+    const bytes = sources.reduce((n, [, b]) => n + b.length, 0);
+    console.log(`privacy byte scan [${profile.name}] ${label}: ${sources.length} sources (${files.length} files), ${(bytes / 1048576).toFixed(1)} MB, ${needles.length} needles, ${Math.round(performance.now() - t0)} ms, ${hits.length} hits`);
+    return hits;
+  };
   const needles: ScanNeedle[] = [{ ...textNeedle('marker', marker), seenBefore: true }];
   let s: TestServer | undefined;
   try {
@@ -296,12 +356,14 @@ async function byteScan(profile: Profile): Promise<void> {
 
     // Positive control: with the server closed (the f16 HNSW snapshot written), the scan sees every needle
     // except renderings that are not stored on this profile (f32 raw or normalised: one of them).
-    const beforeHits = await scan();
+    const beforeHits = await scan('before the erasure');
     const before = new Set(beforeHits.map((h) => h.needle));
     const missing = needles.filter((n) => n.seenBefore && !before.has(n.name)).map((n) => n.name);
     expect(missing, 'needles the scan should find before the erasure').toEqual([]);
+    const notWhere = needles.filter((n) => n.seenIn && !beforeHits.some((h) => h.needle === n.name && n.seenIn!.test(h.source))).map((n) => `${n.name} in ${n.seenIn}`);
+    expect(notWhere, 'needles the scan should find in their store before the erasure').toEqual([]);
     expect([...before].some((n) => /face template f32/.test(n)), 'the face template as float32').toBe(true);
-    for (const where of SETUPS.flatMap((x) => x.markerIn ?? [])) expect(beforeHits.some((h) => h.needle === 'marker' && where.test(h.source)), `marker in ${where}`).toBe(true);
+    for (const where of [...SETUPS.flatMap((x) => x.markerIn ?? []), ...(profile.markerIn?.() ?? [])]) expect(beforeHits.some((h) => h.needle === 'marker' && where.test(h.source)), `marker in ${where}`).toBe(true);
 
     s = await start();
     erased = true;
@@ -310,11 +372,11 @@ async function byteScan(profile: Profile): Promise<void> {
     const body = (await r.json()) as { status: string };
     expect(r.status, JSON.stringify(body)).toBe(202);
     expect(body.status).toBe('completed');
-    expect(await scan(), 'after the erasure, the server running').toEqual([]);
+    expect(await scan('after the erasure, server running'), 'after the erasure, the server running').toEqual([]);
     for (const setup of SETUPS) await setup.gone(ctx());
     await s.close();
     s = undefined;
-    expect(await scan(), 'after the erasure, the server closed').toEqual([]);
+    expect(await scan('after the erasure, server closed'), 'after the erasure, the server closed').toEqual([]);
 
     // `npm run cli -- replay` rebuilds every read model and the vector index without the subject.
     await cli(['replay']);
@@ -324,7 +386,7 @@ async function byteScan(profile: Profile): Promise<void> {
     expect(kept.body.matches[0].subject_id).toBe('subj-keep');
     await s.close();
     s = undefined;
-    expect(await scan(), 'after the replay').toEqual([]);
+    expect(await scan('after cli replay'), 'after the replay').toEqual([]);
   } catch (error) {
     // What went wrong inside the server, from its own logs (warnings and errors only).
     for (const f of filesUnder(logDir)) {
@@ -365,12 +427,50 @@ describe.skipIf(!haveData)('privacy byte scan: nothing of an erased subject stay
       name: 'postgres',
       config: { EVENT_STORE: 'postgres', READ_MODELS: 'postgres', DATABASE_URL: url, DATABASE_SCHEMA: schema },
       external: () => postgresBytes(url, schema),
+      // The face's metadata is in its read-model row: the dump, the raw pages and (where readable) the files hold it.
+      markerIn: () => [/^pg_dump/, /^page /, ...(relationFilesSkipped ? [] : [/^file /])],
       cleanup: async () => undefined,
     });
+    console.log(`privacy byte scan [postgres]: ${relationFilesRead} relation files read over the scans${relationFilesSkipped ? ' (data directory out of reach: raw pages through pageinspect only)' : ''}`);
   }, TIMEOUT);
 });
 
-/** The schema's bytes as PostgreSQL holds them: `pg_dump -n`, each table's rows as text, and each relation's raw pages. */
+/**
+ * The relations' own files in PostgreSQL's data directory (every fork and segment: `base/<db>/<filenode>`,
+ * `_fsm`, `_vm`, `.1`...), read after a `CHECKPOINT` so they hold what the shared buffers hold (before it,
+ * a page the erasure rewrote may still be on disk as it was; the WAL keeps it too: docs/privacy.md). Only
+ * where this process can read the directory (a local server run as root or as its owner); otherwise the
+ * reason is printed once and the raw pages read through `pageinspect` stand for them (CI's service container).
+ */
+async function relationFiles(client: pg.Client, relations: readonly string[]): Promise<Array<[string, Buffer]>> {
+  const dataDir = (await client.query<{ d: string }>(`SELECT current_setting('data_directory') AS d`)).rows[0]!.d;
+  try {
+    accessSync(path.join(dataDir, 'base'), constants.R_OK);
+  } catch (error) {
+    if (!relationFilesSkipped) console.warn(`privacy byte scan: PostgreSQL's table files are not readable here (${dataDir}: ${(error as Error).message}); their raw pages are read through pageinspect instead`);
+    relationFilesSkipped = true;
+    return [];
+  }
+  await client.query('CHECKPOINT');
+  const out: Array<[string, Buffer]> = [];
+  for (const rel of relations) {
+    const rows = (await client.query<{ p: string | null }>('SELECT pg_relation_filepath($1::regclass) AS p', [rel])).rows;
+    const file = rows[0]?.p;
+    if (!file) continue;
+    const dir = path.join(dataDir, path.dirname(file));
+    const base = path.basename(file);
+    for (const name of readdirSync(dir).filter((n) => n === base || new RegExp(`^${base}(_[a-z]+)?(\\.[0-9]+)?$`).test(n))) {
+      out.push([`file ${path.join(path.dirname(file), name)} of ${rel}`, readFileSync(path.join(dir, name))]);
+    }
+  }
+  relationFilesRead += out.length;
+  return out;
+}
+let relationFilesSkipped = false;
+/** How many relation files the PostgreSQL scans read (printed by the test: 0 where the directory is out of reach). */
+let relationFilesRead = 0;
+
+/** The schema's bytes as PostgreSQL holds them: `pg_dump -n`, each table's rows as text, each relation's raw pages and, where reachable, its files. */
 async function postgresBytes(url: string, schema: string): Promise<Array<[string, Buffer]>> {
   const out: Array<[string, Buffer]> = [];
   const dump = await new Promise<Buffer>((resolve, reject) =>
@@ -402,6 +502,7 @@ async function postgresBytes(url: string, schema: string): Promise<Array<[string
         out.push([`page ${i} of ${r.qname}`, page.rows[0]!.p]);
       }
     }
+    out.push(...(await relationFiles(client, rels.rows.map((r) => r.qname))));
   } finally {
     await client.end();
   }
