@@ -310,6 +310,17 @@ export const ConfigSchema = z.object({
   SIGNING_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Attempts of a TSA request before finalize answers 503 `timestamp_unavailable`. */
   SIGNING_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /**
+   * NOM-151-SCFI-2016 conservation provider's RFC 3161 time-stamp service (HTTP POST): set = at finalize the
+   * SHA-256 of every document's final PDF is time-stamped there and the token kept as its conservation record
+   * (`GET /v1/signing/documents/{id}/conservation`). A provider that does not answer fails finalize (503
+   * `conservation_unavailable`), never the local clock. Unset = no conservation record.
+   */
+  CONSERVATION_TSA_URL: z.string().url().optional(),
+  /** Per-attempt limit (ms) of a conservation time-stamp request. */
+  CONSERVATION_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of a conservation time-stamp request before finalize answers 503 `conservation_unavailable`. */
+  CONSERVATION_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** Lifetime (s) of a `public-preview` URL. */
   SIGNING_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
   /** Days a signing document stays open when no `expiry_date` is given. */

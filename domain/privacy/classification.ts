@@ -209,7 +209,7 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   'signing.document_completed': { ...chainedSigning, fields: { ...base } },
   'signing.document_finalized': {
     ...chainedSigning,
-    fields: { ...base, final_sha256: N, audit_sha256: N, certificate_sha256: N, chain_head: N, timestamped: N, user: N },
+    fields: { ...base, final_sha256: N, audit_sha256: N, certificate_sha256: N, chain_head: N, timestamped: N, user: N, conservation: N },
   },
   'signing.document_expired': { ...chainedSigning, fields: { ...base, expired_at: N } },
   'signing.document_cancelled': { ...sealedSigning, fields: { ...base, reason: personal(null), user: N } },

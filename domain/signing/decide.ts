@@ -11,6 +11,7 @@ import {
   entryHash,
   eventName,
   isTerminal,
+  type ConservationRecord,
   type DocumentState,
   type EfirmaSignedIdentity,
   type EfirmaValidation,
@@ -312,12 +313,12 @@ export function assertFinalizable(s: DocumentState, now: number): void {
 }
 
 /** `signed` -> `completed`: records the hashes of the final files. */
-export function decideFinalize(s: DocumentState, cmd: { finalSha256: string; auditSha256: string; certificateSha256: string; chainHead: string; timestamped: boolean; user: string }, now: number): SigningEvent[] {
+export function decideFinalize(s: DocumentState, cmd: { finalSha256: string; auditSha256: string; certificateSha256: string; chainHead: string; timestamped: boolean; user: string; conservation?: ConservationRecord | null }, now: number): SigningEvent[] {
   assertFinalizable(s, now);
   return chain(s.last_hash, [
     {
       type: 'signing.document_finalized',
-      data: { at: new Date(now).toISOString(), final_sha256: cmd.finalSha256, audit_sha256: cmd.auditSha256, certificate_sha256: cmd.certificateSha256, chain_head: cmd.chainHead, timestamped: cmd.timestamped, user: cmd.user },
+      data: { at: new Date(now).toISOString(), final_sha256: cmd.finalSha256, audit_sha256: cmd.auditSha256, certificate_sha256: cmd.certificateSha256, chain_head: cmd.chainHead, timestamped: cmd.timestamped, user: cmd.user, ...(cmd.conservation ? { conservation: cmd.conservation } : {}) },
     },
   ]);
 }

@@ -158,7 +158,7 @@ export interface SigningEventData {
   document_declined: Base & { signer_id: string; reason: string; ip_address: string; user_agent: string };
   reminder_sent: Base & { signer_ids: string[]; recipients: string[] };
   document_completed: Base;
-  document_finalized: Base & { final_sha256: string; audit_sha256: string; certificate_sha256: string; chain_head: string; timestamped: boolean; user: string };
+  document_finalized: Base & { final_sha256: string; audit_sha256: string; certificate_sha256: string; chain_head: string; timestamped: boolean; user: string; conservation?: ConservationRecord };
   document_expired: Base & { expired_at: string };
   document_cancelled: Base & { reason: string | null; user: string };
   document_deleted: Base & { user: string };
@@ -192,6 +192,22 @@ export interface SignerState extends SignerSpec {
 }
 
 
+/**
+ * A NOM-151-SCFI-2016 conservation record (*constancia de conservación*, issue 29 item 5): an RFC 3161
+ * TimeStampToken over the SHA-256 of the final PDF from the conservation provider (`CONSERVATION_TSA_URL`),
+ * logged in `signing.document_finalized` (workflows/signing/conservation.ts).
+ */
+export interface ConservationRecord {
+  /** Blob key of the token (DER of the CMS ContentInfo, RFC 3161 2.4.2 TimeStampToken). */
+  token_blob: string;
+  /** SHA-256 (hex) of the token's DER. */
+  token_sha256: string;
+  /** ISO time of the token's `genTime` (the provider's clock, never ours). */
+  gen_time: string;
+  /** The provider's RFC 3161 URL that issued it. */
+  tsa_url: string;
+}
+
 export interface DocumentState {
   exists: boolean;
   deleted: boolean;
@@ -220,6 +236,8 @@ export interface DocumentState {
   final_sha256: string | null;
   /** SHA-256 of each finalized file (`pdf`, `pdf_with_audit`, `certificate`): also their blob names. */
   final_files: { pdf: string; pdf_with_audit: string; certificate: string } | null;
+  /** The NOM-151 conservation record of the final PDF (`CONSERVATION_TSA_URL` set at finalize), else null. */
+  conservation: ConservationRecord | null;
   /** Blob key of the latest e.firma-signed version of the PDF (incremental chain); null before the first. */
   working_pdf_blob: string | null;
   /** SHA-256 (hex) of that version; null before the first e.firma signature. */
@@ -258,6 +276,7 @@ export const initialDocumentState: DocumentState = {
   finalized_at: null,
   final_sha256: null,
   final_files: null,
+  conservation: null,
   working_pdf_blob: null,
   working_pdf_sha256: null,
   expired_at: null,
@@ -435,6 +454,7 @@ export function evolve(s: DocumentState, e: SigningEvent, revision = s.revision 
         finalized_at: e.data.at,
         final_sha256: e.data.final_sha256,
         final_files: { pdf: e.data.final_sha256, pdf_with_audit: e.data.audit_sha256, certificate: e.data.certificate_sha256 },
+        conservation: e.data.conservation ?? null,
       };
     case 'signing.document_expired':
       return { ...base, status: 'expired', expired_at: e.data.expired_at };

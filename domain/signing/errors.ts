@@ -59,6 +59,13 @@ export const SIGNING_ERROR_STATUS = {
   seal_unavailable: 503,
   /** The configured timestamp authority did not answer usably; finalize can be retried. */
   timestamp_unavailable: 503,
+  /**
+   * The NOM-151 conservation provider (`CONSERVATION_TSA_URL`) did not answer usably: nothing is recorded and
+   * finalize can be retried after `Retry-After` (the local clock is never used in its place; issue 29 item 5).
+   */
+  conservation_unavailable: 503,
+  /** The finalized document has no NOM-151 conservation record (finalized without `CONSERVATION_TSA_URL`). */
+  conservation_not_found: 404,
   /** Another finalize of the document is sealing it now (issue 31); retry after `Retry-After` (then `document_locked` once done). */
   finalize_in_progress: 409,
   /**

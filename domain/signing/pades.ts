@@ -301,7 +301,9 @@ export function scanSignatures(pdf: Buffer, limit = MAX_SIGNATURES_EXAMINED): Si
     const hex = text.slice(hexStart, hexEnd).replace(/[<>\s]/g, '');
     if (!/^[0-9a-fA-F]*$/.test(hex) || hex.length % 2 !== 0) continue;
     const cms = derPrefix(Buffer.from(hex, 'hex'));
-    const around = text.slice(Math.max(0, m.index - 4000), Math.min(text.length, m.index + 4000));
+    // The dictionary's other keys sit before `/ByteRange` or after the `/Contents` window (ours: 64 Ki hex
+    // characters between them), so both neighbourhoods are searched.
+    const around = `${text.slice(Math.max(0, m.index - 4000), m.index + m[0].length)} ${text.slice(hexEnd, Math.min(text.length, hexEnd + 4000))}`;
     const reason = /\/Reason\s*\(((?:\\.|[^\\)])*)\)/.exec(around)?.[1] ?? null;
     out.push({ byteRange: br, cms, reason });
   }

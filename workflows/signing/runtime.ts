@@ -55,6 +55,7 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
       publicBaseUrl: c.PUBLIC_BASE_URL ? c.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
       previewTtlSeconds: c.SIGNING_PREVIEW_TTL_SECONDS,
       defaultExpiryDays: c.SIGNING_DEFAULT_EXPIRY_DAYS,
+      conservation: c.CONSERVATION_TSA_URL ? { url: c.CONSERVATION_TSA_URL, timeoutMs: c.CONSERVATION_TSA_TIMEOUT_MS, attempts: c.CONSERVATION_TSA_ATTEMPTS } : null,
     },
   });
   const activities = createSigningActivities({

@@ -45,6 +45,8 @@ import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
 import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
+import { recordConservation, conservationToken, verifyConservation } from './conservation.ts';
+import type { TimestampOptions } from '../../domain/signing/pades.ts';
 import { PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, blockedDownloadsStream, type PrivacyBlockedDocumentDownloaded } from '../../domain/privacy/erasure.ts';
 
 /** Who downloads a finalized file: a blocked document's files go to `admin` keys only, each download recorded. */
@@ -60,6 +62,8 @@ export interface SigningSettings {
   previewTtlSeconds: number;
   /** Days a document stays open when `expiry_date` is not given. */
   defaultExpiryDays: number;
+  /** The NOM-151 conservation provider's RFC 3161 service (`CONSERVATION_TSA_URL`, ./conservation.ts); null = none. */
+  conservation?: TimestampOptions | null;
 }
 
 export interface SigningDeps {
@@ -414,12 +418,14 @@ export function createSigningService(deps: SigningDeps) {
           written.push(finalKey(s, hash));
           await blobs.put(finalKey(s, hash), bytes, { contentType: 'application/pdf' });
         }
+        // NOM-151 conservation record of the final PDF (issue 29 item 5): 503 conservation_unavailable when the provider is down.
+        const conservation = await recordConservation(blobs, settings.conservation, s, finalSha256, written);
         const { state } = await execute(
           documentId,
           (st) =>
             decideFinalize(
               st,
-              { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user },
+              { finalSha256, auditSha256, certificateSha256, chainHead: s.last_hash, timestamped: sealed.timestamped, user, conservation },
               // the instant the sealed certificate of completion states (finalizedAt), not the time sealing ended
               now,
             ),
@@ -428,7 +434,16 @@ export function createSigningService(deps: SigningDeps) {
         recorded = true;
         await deps.catchUp();
         const u = urls(state);
-        return { document_id: documentId, status: state.status, finalized_at: state.finalized_at, download_url: u.download_url, certificate_url: u.certificate_url, final_sha256: state.final_sha256, audit_chain_head: s.last_hash };
+        return {
+          document_id: documentId,
+          status: state.status,
+          finalized_at: state.finalized_at,
+          download_url: u.download_url,
+          certificate_url: u.certificate_url,
+          final_sha256: state.final_sha256,
+          audit_chain_head: s.last_hash,
+          conservation: state.conservation ? { gen_time: state.conservation.gen_time, token_sha256: state.conservation.token_sha256, tsa_url: state.conservation.tsa_url, url: `${linkBase(state)}/v1/signing/documents/${documentId}/conservation` } : null,
+        };
       } finally {
         // Files of a finalize that was not recorded are nobody's: remove them, then free the claim.
         if (!recorded) for (const key of written) await blobs.delete(key).catch(() => false);
@@ -451,6 +466,18 @@ export function createSigningService(deps: SigningDeps) {
       if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The certificate exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
       await guardBlocked(s, 'certificate', who);
       return { filename: `${s.document_id}-certificate.pdf`, bytes: await finalFile(s, 'certificate') };
+    },
+
+    /**
+     * The NOM-151 conservation record's RFC 3161 token (DER) of a finalized document.
+     * @throws SigningError `invalid_document_status` (409) before finalize, `conservation_not_found` (404) when
+     *   it has none, `document_blocked` (403) for a non-admin key on a blocked document.
+     */
+    async conservation(tenantId: string, documentId: string, who?: Downloader) {
+      const s = await loadOwned(tenantId, documentId);
+      if (s.status !== 'completed') throw new SigningError('invalid_document_status', 'The conservation record exists once the document is finalized', { document_id: documentId, status: effectiveStatus(s, clock.now()) });
+      await guardBlocked(s, 'conservation', who);
+      return { filename: `${s.document_id}-conservation.tst`, bytes: await conservationToken(blobs, s) };
     },
 
     /** A view-only URL valid `previewTtlSeconds` (HMAC-signed; it cannot sign). */
@@ -658,6 +685,10 @@ export function createSigningService(deps: SigningDeps) {
       const withheld = !!doc?.blocked && !doc.deleted;
       const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!lastValid?.c.coversWholeFile;
       const reasonId = last?.s.reason ? /doc_[0-9a-f]{24}/.exec(last.s.reason)?.[0] ?? null : null;
+      const claimed = !doc && reasonId ? await loadOwnedOrNull(tenantId, reasonId) : null;
+      // The conservation token time-stamps the final PDF (`format=pdf`): checked for that file, or for a file
+      // claiming a document of this account (a changed one then reports valid: false).
+      const conservation = await verifyConservation(blobs, doc ? (variant === 'pdf' ? state : null) : claimed, fileHash);
       return {
         signed_by_service: ours.length > 0,
         invalid_service_signature: withOurCertificate.some((x) => !x.c.valid),
@@ -678,7 +709,8 @@ export function createSigningService(deps: SigningDeps) {
                 signers: withheld ? [] : state.signers.filter((x) => x.status === 'signed').map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at, signature_id: x.signature_id })),
               }
             : null,
-        claimed_document_id: doc ? doc.id : reasonId && (await loadOwnedOrNull(tenantId, reasonId)) ? reasonId : null,
+        claimed_document_id: doc ? doc.id : claimed ? reasonId : null,
+        conservation,
         sha256: fileHash,
       };
     },

@@ -6,6 +6,7 @@ import type { Platform } from '../../../platform/types.ts';
 import type { SigningRuntime } from '../../../../workflows/signing/runtime.ts';
 import { registerCancel } from './cancel-document.ts';
 import { registerCertificate } from './certificate.ts';
+import { registerConservation } from './conservation.ts';
 import { registerCreateAlt } from './create-alt.ts';
 import { registerCreateDocument } from './create-document.ts';
 import { registerDelete } from './delete-document.ts';
@@ -37,6 +38,7 @@ export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: 
   registerFinalize(app, s);
   registerDownload(app, s);
   registerCertificate(app, s);
+  registerConservation(app, s);
   registerDelete(app, s);
   registerPreview(app, s);
   registerCancel(app, s);

@@ -34,6 +34,18 @@ export const VerifyResponse = z.object({
       .nullable()
       .describe('The document of this account the file belongs to; null when it is not one of yours'),
     claimed_document_id: z.string().nullable(),
+    conservation: z
+      .object({
+        present: z.boolean().describe('The document has a NOM-151 conservation record'),
+        valid: z.boolean().describe('The record\'s RFC 3161 token time-stamps exactly this file (its imprint is the file\'s SHA-256) and its CMS signature verifies with the time-stamping certificate it carries'),
+        gen_time: z.string().nullable().describe('The provider\'s time in the token (`genTime`)'),
+        tsa: z.string().nullable().describe('Common name of the certificate that signed the token'),
+        tsa_url: z.string().nullable().describe('The conservation provider\'s RFC 3161 service recorded at finalize'),
+        token_sha256: z.string().nullable().describe('SHA-256 of the token (as in the finalize answer)'),
+        error: z.string().nullable().describe('Why `valid` is false'),
+      })
+      .nullable()
+      .describe('The conservation record (docs/signing.md "NOM-151 conservation record") of the document this file is the final PDF (`format=pdf`) of, or claims to be (a changed file then reports `valid: false`); null when the file is no final PDF of a document of this account'),
     sha256: z.string(),
   }),
 });
