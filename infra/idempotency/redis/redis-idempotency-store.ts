@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectFailFast, type FailFastRedis } from '../../shared/redis.ts';
 import { IdempotencyStoreUnavailableError, type BeginOutcome, type IdempotencyStore, type StoredResponse } from '../../ports/idempotency-store.ts';
 
 /** Returns the live record (JSON), or creates the in-progress one (ARGV[1], expiring in ARGV[2] ms) and returns nil. */
@@ -70,14 +71,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   constructor(options: RedisIdempotencyStoreOptions) {
     this.prefix = options.prefix ?? 'sello:';
     this.timeoutMs = options.commandTimeoutMs ?? 1000;
-    this.redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: this.timeoutMs,
-      connectTimeout: this.timeoutMs,
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-    });
-    this.redis.on('error', () => undefined); // surfaced per call as IdempotencyStoreUnavailableError
+    const conn = connectFailFast(options.url, this.timeoutMs, 'idempotency store', (m) => new IdempotencyStoreUnavailableError(m));
+    this.redis = conn.redis;
+    this.call = conn.call;
     this.redis.defineCommand('selloIdemBegin', { numberOfKeys: 1, lua: BEGIN });
     this.redis.defineCommand('selloIdemComplete', { numberOfKeys: 1, lua: COMPLETE });
     this.redis.defineCommand('selloIdemRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -124,37 +120,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return `${this.prefix}idem:${tenantId}:${key}`;
   }
 
-  /** One wait for the connection shared by every call made meanwhile (one `ready` listener, not one per call). */
-  private connecting: Promise<void> | null = null;
-
-  /** Waits (up to the command timeout) for the first connection; later, a lost connection fails at once. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.redis.status !== 'ready') {
-      if (this.redis.status === 'connecting' || this.redis.status === 'wait' || this.redis.status === 'connect' || this.redis.status === 'reconnecting') {
-        this.connecting ??= new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => {
-            this.redis.off('ready', onReady);
-            reject(new IdempotencyStoreUnavailableError('idempotency store (Redis) is not connected'));
-          }, this.timeoutMs);
-          const onReady = (): void => {
-            clearTimeout(timer);
-            resolve();
-          };
-          this.redis.once('ready', onReady);
-        }).finally(() => {
-          this.connecting = null;
-        });
-        await this.connecting;
-      } else {
-        throw new IdempotencyStoreUnavailableError(`idempotency store (Redis) is unavailable (${this.redis.status})`);
-      }
-    }
-    try {
-      return await fn();
-    } catch (error) {
-      throw new IdempotencyStoreUnavailableError(`idempotency store (Redis) failed: ${(error as Error).message}`);
-    }
-  }
+  /** Runs a command through the fail-fast guard (infra/shared/redis.ts). */
+  private readonly call: FailFastRedis['call'];
 
   async begin(tenantId: string, key: string, fingerprint: string, owner: string, leaseMs: number, _nowMs: number): Promise<BeginOutcome> {
     const record: Stored = { s: 'p', f: fingerprint, o: owner };

@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSqlite } from '../../shared/sqlite.ts';
+import type Database from 'better-sqlite3';
 import type { BeginOutcome, IdempotencyStore, StoredResponse } from '../../ports/idempotency-store.ts';
 
 /** Expired records are deleted at most this often (ms), in batches, from `begin`. */
@@ -32,13 +31,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   /** @param file the database file (created with its directory), or `:memory:` */
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    // A removed answer (an erasure's forgetResponses) leaves no copy in free space (issue 28).
-    this.db.pragma('secure_delete = ON');
+    // secure_delete: a removed answer (an erasure's forgetResponses) leaves no copy in free space (issue 28).
+    this.db = openSqlite(file, { secureDelete: true });
     this.db.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
       tenant_id TEXT NOT NULL,
       key TEXT NOT NULL,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectFailFast, type FailFastRedis } from '../../shared/redis.ts';
 import { RateLimiterUnavailableError, type RateHit, type RateLimiter } from '../../ports/rate-limiter.ts';
 
 /**
@@ -80,46 +81,15 @@ export class RedisRateLimiter implements RateLimiter {
     this.slotTtlMs = options.slotTtlMs ?? 120_000;
     this.windowMs = options.windowMs ?? 60_000;
     this.timeoutMs = options.commandTimeoutMs ?? 1000;
-    this.redis = new Redis(options.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: this.timeoutMs,
-      connectTimeout: this.timeoutMs,
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-    });
-    this.redis.on('error', () => undefined); // surfaced per call as RateLimiterUnavailableError
+    const conn = connectFailFast(options.url, this.timeoutMs, 'rate limiter store', (m) => new RateLimiterUnavailableError(m));
+    this.redis = conn.redis;
+    this.call = conn.call;
     this.redis.defineCommand('selloHit', { numberOfKeys: 1, lua: HIT });
     this.redis.defineCommand('selloAcquire', { numberOfKeys: 1, lua: ACQUIRE });
   }
 
-  /** Waits (up to the command timeout) for the first connection; later, a lost connection fails at once. */
-  private async ready(): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    if (this.redis.status === 'connecting' || this.redis.status === 'wait' || this.redis.status === 'connect') {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.redis.off('ready', onReady);
-          reject(new RateLimiterUnavailableError('rate limiter store (Redis) is not connected'));
-        }, this.timeoutMs);
-        const onReady = (): void => {
-          clearTimeout(timer);
-          resolve();
-        };
-        this.redis.once('ready', onReady);
-      });
-      return;
-    }
-    throw new RateLimiterUnavailableError(`rate limiter store (Redis) is unavailable (${this.redis.status})`);
-  }
-
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    await this.ready();
-    try {
-      return await fn();
-    } catch (error) {
-      throw new RateLimiterUnavailableError(`rate limiter store (Redis) failed: ${(error as Error).message}`);
-    }
-  }
+  /** Runs a command through the fail-fast guard (infra/shared/redis.ts). */
+  private readonly call: FailFastRedis['call'];
 
   async hit(key: string, limit: number, _nowMs: number): Promise<RateHit> {
     const member = `${this.instance}:${++this.seq}`;
