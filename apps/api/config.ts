@@ -321,6 +321,18 @@ export const ConfigSchema = z.object({
   CONSERVATION_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Attempts of a conservation time-stamp request before finalize answers 503 `conservation_unavailable`. */
   CONSERVATION_TSA_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /**
+   * e.firma (issue 29; docs/signing.md "e.firma: trust list and OCSP"): PEM bundle(s) of the SAT's e.firma
+   * root and intermediate CAs that a signer's certificate must chain to, several files separated by the
+   * platform's path delimiter (`:` on Linux). Unset = signing with e.firma is refused (503 `efirma_not_configured`).
+   */
+  EFIRMA_TRUST_LIST: optionalString,
+  /** OCSP responder asked for a signer certificate's revocation status; overrides the certificate's own (authorityInfoAccess). The SAT's: `https://cfdi.sat.gob.mx/edofiel`. */
+  EFIRMA_OCSP_URL: z.string().url().optional(),
+  /** Per-attempt limit (ms) of an OCSP request. */
+  EFIRMA_OCSP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Attempts of an OCSP request before the signature is refused with 503 `efirma_ocsp_unavailable` (never accepted unchecked). */
+  EFIRMA_OCSP_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(2),
   /** Lifetime (s) of a `public-preview` URL. */
   SIGNING_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
   /** Days a signing document stays open when no `expiry_date` is given. */
