@@ -23,6 +23,7 @@ import { Piscina } from 'piscina';
 import { SigningError } from '../../domain/signing/errors.ts';
 import type { PdfInfo } from '../../domain/signing/pdf.ts';
 import type { HashJob, PdfEnvelope, PdfTask } from './pdf-thread.ts';
+import type { EfirmaPrepareTask, EfirmaPrepared } from './efirma-pdf.ts';
 
 /** The thread entry module (registers tsx, then loads `./pdf-thread.ts`). */
 export const PDF_THREAD_ENTRY = fileURLToPath(new URL('./pdf-entry.mjs', import.meta.url));
@@ -138,6 +139,22 @@ export class PdfPool {
     if (jobs.length === 0) return [];
     const out = (await this.submit(tenantId, { op: 'hash', bytes, jobs })) as Uint8Array[];
     return out.map((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength));
+  }
+
+  /**
+   * e.firma (issue 29): the signer's signature placeholder appended to `bytes` (made an incremental base
+   * first when `base`), on a PDF thread with the inspect deadline.
+   * @throws SigningError `pdf_busy`, `pdf_too_complex`, `invalid_placement`
+   */
+  async efirmaPrepare(tenantId: string, task: Omit<EfirmaPrepareTask, 'op'>): Promise<{ pdf: Buffer; byteRange: [number, number, number, number]; digest: Buffer }> {
+    const r = (await this.submit(tenantId, { op: 'efirma-prepare', ...task })) as EfirmaPrepared;
+    return { pdf: Buffer.from(r.pdf.buffer, r.pdf.byteOffset, r.pdf.byteLength), byteRange: r.byteRange, digest: Buffer.from(r.digest.buffer, r.digest.byteOffset, r.digest.byteLength) };
+  }
+
+  /** e.firma: the CMS written into a prepared placeholder, on a PDF thread. @throws SigningError `pdf_busy` */
+  async efirmaEmbed(tenantId: string, p: { pdf: Buffer; byteRange: [number, number, number, number]; digest: Buffer }, cms: Buffer): Promise<Buffer> {
+    const out = (await this.submit(tenantId, { op: 'efirma-embed', bytes: p.pdf, byteRange: p.byteRange, digest: p.digest, cms })) as Uint8Array;
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 
   /** Tasks waiting and running (for tests and benchmarks). */

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { inspectPdf, loadMupdf, renderPagePng, type PdfInfo } from '../../domain/signing/pdf.ts';
+import { runEfirmaPdfTask, type EfirmaEmbedTask, type EfirmaPrepareTask, type EfirmaPrepared } from './efirma-pdf.ts';
 
 /**
  * Nice value of a PDF thread (Linux: a thread has its own, set through its thread id). PDF work yields the
@@ -38,7 +39,9 @@ try {
  * deadline counts from there, so the start-up of a new thread (loading tsx, MuPDF's WebAssembly and pdf-lib,
  * seconds on a loaded machine) is not charged to the file, and it is counted in this thread's CPU time.
  */
-export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number } | { op: 'hash'; bytes: Uint8Array; jobs: HashJob[] }) & { started?: Int32Array };
+export type PdfTask = ({ op: 'inspect'; bytes: Uint8Array } | { op: 'render'; bytes: Uint8Array; index: number; scale: number } | { op: 'hash'; bytes: Uint8Array; jobs: HashJob[] } | EfirmaPrepareTask | EfirmaEmbedTask) & {
+  started?: Int32Array;
+};
 
 /** One digest over the concatenation of `ranges` (`[start, end)` byte offsets) of the bytes, hashed in place. */
 export interface HashJob {
@@ -48,7 +51,7 @@ export interface HashJob {
 
 /** The answer: the result, or the failure with its signing error code when it has one. */
 export type PdfEnvelope =
-  | { ok: true; result: PdfInfo | Uint8Array | Uint8Array[] }
+  | { ok: true; result: PdfInfo | Uint8Array | Uint8Array[] | EfirmaPrepared }
   | FailureEnvelope;
 
 export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
@@ -59,6 +62,7 @@ export default async function runPdfTask(task: PdfTask): Promise<PdfEnvelope> {
   }
   try {
     if (task.op === 'inspect') return { ok: true, result: await inspectPdf(task.bytes) };
+    if (task.op === 'efirma-prepare' || task.op === 'efirma-embed') return { ok: true, result: await runEfirmaPdfTask(task) };
     if (task.op === 'hash') {
       const bytes = task.bytes;
       return {

@@ -104,6 +104,8 @@ export const SIGNING_ERROR_STATUS = {
   efirma_certificate_revoked: 422,
   /** Issue 29: the OCSP responder does not know the signer's certificate (`unknown`): refused, nothing recorded. */
   efirma_certificate_status_unknown: 422,
+  /** Issue 29: signing with e.firma is not configured on this service (no trust list, or no PDF threads in this process). */
+  efirma_not_configured: 503,
 } as const;
 
 export type SigningErrorCode = keyof typeof SIGNING_ERROR_STATUS;

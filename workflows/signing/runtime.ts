@@ -13,9 +13,13 @@ import { createSigningService, type SigningDeps, type SigningService } from './s
 import { JobFailedError } from '../../infra/ports/job-queue.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
+import { createEfirmaSigning, type EfirmaPdfThreads, type EfirmaSigning } from './efirma.ts';
+import { efirmaPkiFromConfig } from './efirma-pki.ts';
 
 export interface SigningRuntime {
   service: SigningService;
+  /** Signing with the signer's own e.firma (issue 29); null when `EFIRMA_TRUST_LIST` is not configured. */
+  efirma: EfirmaSigning | null;
   processManagers: readonly RegisteredProcessManager[];
   /** Starts the dispatcher (API processes). */
   start(): Promise<void>;
@@ -29,7 +33,7 @@ export interface SigningRuntime {
  *   module does not import the manifest); its failures are mapped to signing errors here.
  * @param pdf the PDF threads (`apps/worker/pdf-pool.ts`, passed by the manifest): closed by `stop()`.
  */
-export function createSigningRuntime(platform: Platform, runSeal: (input: SealInput) => Promise<SealOutput>, pdf: SigningDeps['pdf'] & { close(): Promise<void> }): SigningRuntime {
+export function createSigningRuntime(platform: Platform, runSeal: (input: SealInput) => Promise<SealOutput>, pdf: SigningDeps['pdf'] & Partial<EfirmaPdfThreads> & { close(): Promise<void> }): SigningRuntime {
   const c = platform.config;
   const service = createSigningService({
     events: platform.events,
@@ -58,6 +62,16 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
       conservation: c.CONSERVATION_TSA_URL ? { url: c.CONSERVATION_TSA_URL, timeoutMs: c.CONSERVATION_TSA_TIMEOUT_MS, attempts: c.CONSERVATION_TSA_ATTEMPTS } : null,
     },
   });
+  const pki = efirmaPkiFromConfig(c);
+  const efirma = pki
+    ? createEfirmaSigning({
+        blobs: platform.blobs,
+        clock: platform.clock,
+        pki,
+        pdf: pdf.efirmaPrepare && pdf.efirmaEmbed ? (pdf as EfirmaPdfThreads) : null,
+        service: service.efirmaHooks(),
+      })
+    : null;
   const activities = createSigningActivities({
     events: platform.events,
     mailer: platform.mailer,
@@ -74,6 +88,7 @@ export function createSigningRuntime(platform: Platform, runSeal: (input: SealIn
   let dispatcher: SigningDispatcher | null = null;
   return {
     service,
+    efirma,
     processManagers: [bindProcessManager(signingLifecycle, activities)],
     async start() {
       dispatcher ??= await startSigningDispatcher({ events: platform.events, readModels: platform.readModels, engine: platform.workflows });

@@ -42,6 +42,7 @@ import { auditEntries, signerView, type AuditEntry } from '../../domain/signing/
 import type { PdfInfo } from '../../domain/signing/pdf.ts';
 import { MAX_HASHED_FILE_MULTIPLE, MAX_SIGNATURES_EXAMINED, byteRangeDigestKey, checkSignature, digestAlgorithmOf, scanSignatures, type FoundSignature, type SignatureCheck } from '../../domain/signing/pades.ts';
 import type { SealInput, SealOutput } from '../../models/signing/jobs.ts';
+import type { EfirmaServiceHooks } from './efirma.ts';
 import { signingDocuments, type SigningDocumentDoc } from '../../projections/signing/index.ts';
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
 import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
@@ -289,6 +290,8 @@ export function createSigningService(deps: SigningDeps) {
   const service = {
     view,
     load,
+    /** Hooks of the e.firma use cases (./efirma.ts): the same link check, append path and blob names. */
+    efirmaHooks: (): EfirmaServiceHooks => ({ openLink: (id, token) => service.openLink(id, token), execute: (id, decide) => execute(id, decide, {}), original, blobKey }),
     /** The platform clock's now (epoch ms). */
     now: () => clock.now(),
 

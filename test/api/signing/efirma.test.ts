@@ -7,9 +7,14 @@
  * expired certificate, an RFC mismatch, a signature by another key and a stale prepare.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
+import { haveValidators, linkOf, makePdf, pdfsig, qpdfCheck, readOutbox, waitFor } from '../../helpers/signing.ts';
+import { createTestPki, haveOpenssl, type LocalService, type TestPki, type TestSigner } from '../../helpers/efirma-pki.ts';
+import { documentStream, foldDocument } from '../../../domain/signing/document.ts';
 
 async function createDoc(server: TestServer, apiKey: string, pdf: Buffer, signers: unknown[], title = 'Contrato de arrendamiento') {
   const form = new FormData();
@@ -145,4 +150,198 @@ describe('e.firma signers: creation and the page', () => {
     const after = ((await (await s.fetch(`/v1/signing/documents/${created.document_id}`, { key })).json()) as any).data;
     expect(after.signers[0].status).toBe('sent');
   });
+});
+
+/** What the browser does with the server's signed attributes: RSASSA-PKCS1-v1_5 SHA-256 with the decrypted `.key`. */
+export function browserSign(signer: TestSigner, signedAttributesB64: string): string {
+  const key = createPrivateKey({ key: signer.key, format: 'der', type: 'pkcs8', passphrase: signer.password });
+  return cryptoSign('sha256', Buffer.from(signedAttributesB64, 'base64'), key).toString('base64');
+}
+
+if (!haveOpenssl) console.log('skip: openssl is absent; e.firma prepare/complete tests skipped');
+
+describe.skipIf(!haveOpenssl)('e.firma prepare and complete over HTTP (test PKI, local OCSP responder)', () => {
+  let pki: TestPki;
+  let ocsp: LocalService;
+  const tmp = mkdtempSync(join(tmpdir(), 'sello-efirma-'));
+  const people: Record<string, TestSigner> = {};
+
+  beforeAll(async () => {
+    pki = createTestPki();
+    ocsp = await pki.startOcsp();
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, EFIRMA_OCSP_TIMEOUT_MS: 1500, EFIRMA_OCSP_ATTEMPTS: 1 } });
+    ({ key } = await s.tenantWithKey('pro'));
+    people.ana = pki.makeSigner({ name: 'ANA LOPEZ ALVAREZ', rfc: 'LOAA850101AB1', curp: CURPS.ana });
+    people.beto = pki.makeSigner({ name: 'MARIO PEREZ MORA', rfc: 'PEMM900215KL2', curp: CURPS.beto });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+    await ocsp?.stop().catch(() => undefined);
+    pki?.cleanup();
+  });
+
+  /** Creates and sends a document of e.firma signers; returns its id. */
+  async function efirmaDoc(signers: unknown[], pages = 2): Promise<string> {
+    const r = await createDoc(s, key, await makePdf(pages), signers.map((x) => ({ signature_type: 'efirma', ...(x as object) })));
+    expect(r.status, await r.clone().text()).toBe(201);
+    const id = ((await r.json()) as any).data.document_id as string;
+    await send(id);
+    return id;
+  }
+  const linkFor = async (email: string) => linkOf(await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes(email)), 15_000, `invitation of ${email}`));
+  const tokenOf = (link: string) => new URL(s.url + link).searchParams.get('t')!;
+  const post = async (id: string, step: 'prepare' | 'complete', body: Record<string, unknown>) => {
+    const r = await fetch(`${s.url}/sign/${id}/efirma/${step}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'EfirmaTest/1.0' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any, headers: r.headers };
+  };
+  const prepare = (id: string, link: string, signer: TestSigner) => post(id, 'prepare', { t: tokenOf(link), certificate: signer.cer.toString('base64') });
+  const complete = (id: string, link: string, prepareId: string, signature: string) => post(id, 'complete', { t: tokenOf(link), prepare_id: prepareId, signature, consent: 'yes' });
+  async function signAs(id: string, link: string, signer: TestSigner) {
+    const p = await prepare(id, link, signer);
+    expect(p.status, JSON.stringify(p.body)).toBe(200);
+    const c = await complete(id, link, p.body.data.prepare_id, browserSign(signer, p.body.data.signed_attributes));
+    expect(c.status, JSON.stringify(c.body)).toBe(200);
+    return c.body.data;
+  }
+  const view = async (id: string) => ((await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any).data;
+  const state = async (id: string) => foldDocument((await s.ctx.events.readStream(documentStream(id))).events);
+
+  it('two e.firma signers in order: each PAdES signature appended incrementally, reported with certificate and OCSP', async () => {
+    const id = await efirmaDoc([
+      { email: 'ana@example.com', name: 'Ana López', order: 1, rfc: people.ana!.rfc, curp: CURPS.ana, fields: [{ page: 1, x: 60, y: 80, width: 200, height: 60 }] },
+      { email: 'mario@example.com', name: 'Mario Pérez', order: 2, rfc: people.beto!.rfc },
+    ]);
+    const anaLink = await linkFor('ana@example.com');
+    const first = await prepare(id, anaLink, people.ana!);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(first.body.data).toMatchObject({ prepare_id: expect.stringMatching(/^efp_[0-9a-f]{32}$/), signed_attributes: expect.any(String) });
+    expect(Date.parse(first.body.data.expires_at)).toBeGreaterThan(Date.now());
+    // The DER signed attributes are a SET (0x31) holding the message digest of the prepared revision.
+    expect(Buffer.from(first.body.data.signed_attributes, 'base64')[0]).toBe(0x31);
+    const done1 = await complete(id, anaLink, first.body.data.prepare_id, browserSign(people.ana!, first.body.data.signed_attributes));
+    expect(done1.status, JSON.stringify(done1.body)).toBe(200);
+    expect(done1.body.data).toMatchObject({ status: 'partially_signed', heading: 'Gracias, tu firma quedó registrada', signature_id: expect.stringMatching(/^sig_/) });
+    // The same prepared signature cannot be used twice.
+    const again = await complete(id, anaLink, first.body.data.prepare_id, browserSign(people.ana!, first.body.data.signed_attributes));
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('already_signed');
+
+    const marioLink = await linkFor('mario@example.com');
+    await signAs(id, marioLink, people.beto!);
+    const v = await view(id);
+    expect(v.status).toBe('signed');
+    expect(v.signers.map((x: any) => [x.signature_type, x.status, x.efirma?.certificate_serial, x.efirma?.ocsp_status])).toEqual([
+      ['efirma', 'signed', people.ana!.serialHex, 'good'],
+      ['efirma', 'signed', people.beto!.serialHex, 'good'],
+    ]);
+    expect(v.signers[0].efirma).toMatchObject({ holder_name: 'ANA LOPEZ ALVAREZ', rfc: people.ana!.rfc, curp: CURPS.ana, issuer: expect.stringContaining('AC DEL SERVICIO DE ADMINISTRACION TRIBUTARIA PRUEBAS') });
+    const signedEntries = v.audit_trail.filter((e: any) => e.event === 'document_signed');
+    expect(signedEntries.map((e: any) => [e.efirma.certificate_serial, e.efirma.ocsp_status])).toEqual([
+      [people.ana!.serialHex, 'good'],
+      [people.beto!.serialHex, 'good'],
+    ]);
+
+    // The working PDF: two signatures, each valid; the first one no longer covers the whole file.
+    const st = await state(id);
+    expect(st.signers.map((x) => x.efirma?.working_pdf_blob)).toEqual([expect.stringContaining('/efirma/working-'), st.working_pdf_blob]);
+    const pdf = (await s.ctx.blobs.get(st.working_pdf_blob!))!;
+    expect(createHash('sha256').update(pdf).digest('hex')).toBe(st.working_pdf_sha256);
+    expect((await s.ctx.blobs.get(st.signers[0]!.efirma!.ocsp_blob))!.length).toBeGreaterThan(100);
+    if (haveValidators()) {
+      const file = join(tmp, `${id}.pdf`);
+      writeFileSync(file, pdf);
+      const out = pdfsig(file);
+      expect(out.match(/Signature is Valid\./g)?.length, out).toBe(2);
+      expect(out).toContain('ANA LOPEZ ALVAREZ');
+      expect(out).toContain('MARIO PEREZ MORA');
+      const [, sig1 = '', sig2 = ''] = out.split(/Signature #\d+:/);
+      expect(sig1).toMatch(/Signer Certificate Common Name: ANA LOPEZ ALVAREZ[\s\S]*Not total document signed/);
+      expect(sig2).toMatch(/Signer Certificate Common Name: MARIO PEREZ MORA[\s\S]*\n\s*- Total document signed/);
+      expect(qpdfCheck(file).status).toBe(0);
+    }
+    // No prepared-signature files are left behind.
+    expect((await s.ctx.blobs.list(`signing/${st.tenant_id}/${id}/efirma/prepare-`)).length).toBe(0);
+  }, 120_000);
+
+  it('a simple signer, a CSD, an expired certificate, another RFC: refused with their codes, nothing signed', async () => {
+    const csd = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', rfc: 'RUSE800505QW3', curp: CURPS.rosa, csd: true });
+    const expired = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', rfc: 'RUSE800505QW3', curp: CURPS.rosa, expired: true });
+    const id = await efirmaDoc([
+      { email: 'rosa@example.com', name: 'Rosa Suárez', order: 1, rfc: 'RUSE800505QW3' },
+      { email: 'later@example.com', name: 'Later', order: 2 },
+    ]);
+    const link = await linkFor('rosa@example.com');
+    const cases: [TestSigner, number, string][] = [
+      [csd, 422, 'efirma_not_fiel'],
+      [expired, 422, 'efirma_certificate_expired'],
+      [people.ana!, 422, 'efirma_identity_mismatch'],
+    ];
+    for (const [signer, status, code] of cases) {
+      const r = await prepare(id, link, signer);
+      expect([r.status, r.body.error?.code], JSON.stringify(r.body)).toEqual([status, code]);
+    }
+    const junk = await post(id, 'prepare', { t: tokenOf(link), certificate: Buffer.from('not a certificate').toString('base64') });
+    expect([junk.status, junk.body.error.code]).toEqual([422, 'efirma_certificate_invalid']);
+    const notB64 = await post(id, 'prepare', { t: tokenOf(link), certificate: '***' });
+    expect([notB64.status, notB64.body.error.code]).toEqual([400, 'invalid_signer']);
+    const badLink = await post(id, 'prepare', { t: 'sl_' + 'x'.repeat(43), certificate: people.ana!.cer.toString('base64') });
+    expect(badLink.status).toBe(401);
+    const unknown = await complete(id, link, 'efp_' + '0'.repeat(32), Buffer.alloc(256).toString('base64'));
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'efirma_prepare_not_found']);
+    // A simple signer has no e.firma route.
+    const simple = ((await (await createDoc(s, key, await makePdf(1), [{ email: 'simple@example.com', name: 'Simple' }])).json()) as any).data.document_id;
+    await send(simple);
+    const sl = await linkFor('simple@example.com');
+    const r = await prepare(simple, sl, people.ana!);
+    expect([r.status, r.body.error.code]).toEqual([409, 'efirma_not_expected']);
+    expect((await view(id)).signers.map((x: any) => x.status)).toEqual(['sent', 'pending']);
+  }, 120_000);
+
+  it('a signature made by another key is refused; the right one then completes', async () => {
+    const id = await efirmaDoc([{ email: 'ana2@example.com', name: 'Ana López', curp: CURPS.ana }]);
+    const link = await linkFor('ana2@example.com');
+    const p = await prepare(id, link, people.ana!);
+    expect(p.status).toBe(200);
+    const wrong = await complete(id, link, p.body.data.prepare_id, browserSign(people.beto!, p.body.data.signed_attributes));
+    expect([wrong.status, wrong.body.error.code]).toEqual([422, 'efirma_signature_invalid']);
+    expect((await view(id)).signers[0].status).toBe('sent');
+    const st = await state(id);
+    expect((await s.ctx.blobs.list(`signing/${st.tenant_id}/${id}/efirma/working-`)).length).toBe(0);
+    const ok = await complete(id, link, p.body.data.prepare_id, browserSign(people.ana!, p.body.data.signed_attributes));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data.status).toBe('signed');
+  }, 60_000);
+
+  it('two parallel signers prepare on one version: the second to complete gets 409 and signs after preparing again', async () => {
+    const id = await efirmaDoc([
+      { email: 'p1@example.com', name: 'Ana López', order: 1 },
+      { email: 'p2@example.com', name: 'Mario Pérez', order: 1 },
+    ]);
+    const [l1, l2] = [await linkFor('p1@example.com'), await linkFor('p2@example.com')];
+    const [a, b] = [await prepare(id, l1, people.ana!), await prepare(id, l2, people.beto!)];
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await complete(id, l1, a.body.data.prepare_id, browserSign(people.ana!, a.body.data.signed_attributes))).status).toBe(200);
+    const stale = await complete(id, l2, b.body.data.prepare_id, browserSign(people.beto!, b.body.data.signed_attributes));
+    expect([stale.status, stale.body.error.code]).toEqual([409, 'efirma_prepare_stale']);
+    expect(stale.body.error.message).toMatch(/sign again/);
+    await signAs(id, l2, people.beto!);
+    expect((await view(id)).status).toBe('signed');
+  }, 60_000);
+
+  it('a revoked certificate is refused; with the OCSP responder stopped: 503 efirma_ocsp_unavailable, nothing signed', async () => {
+    const revoked = pki.makeSigner({ name: 'TERESA HERNANDEZ GARCIA', rfc: 'HEGT7610034S2', curp: CURPS.teresa });
+    pki.revoke(revoked);
+    const id = await efirmaDoc([{ email: 'teresa@example.com', name: 'Teresa Hernández' }]);
+    const link = await linkFor('teresa@example.com');
+    const r = await prepare(id, link, revoked);
+    expect([r.status, r.body.error.code], JSON.stringify(r.body)).toEqual([422, 'efirma_certificate_revoked']);
+    await ocsp.stop();
+    const down = await prepare(id, link, people.ana!);
+    expect([down.status, down.body.error.code], JSON.stringify(down.body)).toEqual([503, 'efirma_ocsp_unavailable']);
+    expect(down.headers.get('retry-after')).toBeTruthy();
+    const v = await view(id);
+    expect(v.signers[0].status).toBe('sent');
+    expect(v.audit_trail.some((e: any) => e.event === 'document_signed')).toBe(false);
+  }, 60_000);
 });

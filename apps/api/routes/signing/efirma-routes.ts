@@ -1,16 +1,37 @@
 /**
- * The e.firma routes of the signing page (issue 29): the form's two scripts (`/sign/assets/*`, cached a
- * year under content-addressed names, see ./efirma-assets.ts). Public like the rest of `/sign/*`: the
- * public rate limits apply (apps/api/public-limits.ts).
+ * The e.firma routes of the signing page (issue 29; use cases in workflows/signing/efirma.ts):
+ * - `GET /sign/assets/<name>-<sha>.js`: the form's two scripts (node-forge's browser bundle and the page's
+ *   own), cached a year under content-addressed names (./efirma-assets.ts);
+ * - `POST /sign/:document_id/efirma/prepare` `{t, certificate}` (JSON; `t` is the personal link's token, as
+ *   the page's other forms carry it; `certificate` the `.cer`, DER in base64): the certificate is checked
+ *   and the signature prepared. 200 `{success, data: {prepare_id, signed_attributes, expires_at}}`;
+ * - `POST /sign/:document_id/efirma/complete` `{t, prepare_id, signature, consent: 'yes'}` (`signature`:
+ *   RSASSA-PKCS1-v1_5 SHA-256 over the DER signed attributes, base64): 200 `{success, data: {status,
+ *   signed_at, signature_id, heading, text}}` (heading and text in the document's language).
+ * Errors in the structured shape with the signing error's status (docs/signing.md "e.firma"). Public like
+ * the rest of `/sign/*`: the public rate limits apply (apps/api/public-limits.ts). Answers are `no-store`.
  */
-import type { onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ApiApp } from '../../types.ts';
+import type { SigningService } from '../../../../workflows/signing/service.ts';
+import type { EfirmaSigning } from '../../../../workflows/signing/efirma.ts';
+import { SigningError } from '../../../../domain/signing/errors.ts';
+import { SIGNING_MESSAGES } from '../../../../domain/signing/messages.ts';
+import { formatDateTime } from '../../../../domain/shared/locale.ts';
+import { mapSigningErrors } from './shared.ts';
 import { EFIRMA_ASSETS } from './efirma-assets.ts';
 
-/** Registers the e.firma scripts; `limit` is the `/sign/*` rate limit. */
-export function registerEfirmaRoutes(app: ApiApp, limit?: onRequestHookHandler): void {
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const ua = (r: FastifyRequest) => str(r.headers['user-agent']) || 'unknown';
+
+/** Registers the scripts and the e.firma routes; `efirma` null: the routes answer 503 (not configured). `limit`: the `/sign/*` rate limit. */
+export function registerEfirmaRoutes(app: ApiApp, service: SigningService, efirma: EfirmaSigning | null, limit?: onRequestHookHandler): void {
   const config = { auth: false as const, rateClass: 'light' as const, errorShape: 'structured' as const };
   const hide = { hide: true };
+  const use = (): EfirmaSigning => {
+    if (!efirma) throw new SigningError('efirma_not_configured', 'Signing with e.firma is not configured on this service', {});
+    return efirma;
+  };
   void app.register(async (scope) => {
     if (limit) scope.addHook('onRequest', limit);
     for (const a of EFIRMA_ASSETS) {
@@ -23,5 +44,35 @@ export function registerEfirmaRoutes(app: ApiApp, limit?: onRequestHookHandler):
           .send(a.body),
       );
     }
+
+    scope.post('/sign/:document_id/efirma/prepare', { config, schema: hide, bodyLimit: 64 * 1024 }, async (request, reply) => {
+      const { document_id } = request.params as { document_id: string };
+      const b = (request.body ?? {}) as Record<string, unknown>;
+      const data = await mapSigningErrors(() => use().prepare(document_id, str(b.t), b.certificate));
+      return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send({ success: true, data });
+    });
+
+    scope.post('/sign/:document_id/efirma/complete', { config, schema: hide, bodyLimit: 16 * 1024 }, async (request, reply) => {
+      const { document_id } = request.params as { document_id: string };
+      const b = (request.body ?? {}) as Record<string, unknown>;
+      const { state, signer } = await mapSigningErrors(() =>
+        use().complete(document_id, str(b.t), { prepareId: b.prepare_id, signature: b.signature, consent: str(b.consent) === 'yes', ip: request.ip, userAgent: ua(request) }),
+      );
+      const m = SIGNING_MESSAGES[state.locale.language].page;
+      const at = formatDateTime(signer.signed_at ?? service.now(), state.locale);
+      return reply
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send({
+          success: true,
+          data: {
+            status: state.status,
+            signed_at: signer.signed_at,
+            signature_id: signer.signature_id,
+            heading: m.signedHeading,
+            text: m.signedText(signer.name, state.title, at, signer.signature_id ?? '', state.status === 'signed'),
+          },
+        });
+    });
   });
 }

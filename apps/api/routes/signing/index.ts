@@ -47,5 +47,5 @@ export function registerSigningRoutes(app: ApiApp, platform: Platform, runtime: 
   // Public routes carry no key: a per-address and per-document rate limit instead (issue 31).
   const limit = publicRateLimit(platform, 'sign', { perAddress: platform.config.PUBLIC_RATE_LIMIT_PER_ADDRESS, perDocument: platform.config.PUBLIC_RATE_LIMIT_PER_DOCUMENT });
   registerSigningPage(app, s, async ({ tenantId, host }) => (await pageBrandingOf(platform, { tenantId, host }, DEFAULT_BRANDING)) ?? undefined, limit);
-  registerEfirmaRoutes(app, limit);
+  registerEfirmaRoutes(app, s, runtime.efirma, limit);
 }

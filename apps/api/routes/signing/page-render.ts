@@ -36,7 +36,7 @@ main{max-width:900px;margin:0 auto;padding:16px}h1{font-size:1.4rem;margin:.5rem
 .pages img{display:block;width:100%;height:auto;border:1px solid #c8c8c8;margin:0 0 12px;background:#fff}
 label{font-weight:600;display:block;margin:.5rem 0 .25rem}input[type=text],input[type=password],textarea{width:100%;font-size:1rem;padding:10px;border:1px solid #6b6b6b;border-radius:6px}
 input[type=file]{display:block;width:100%;max-width:100%;font-size:1rem;padding:8px;border:1px dashed #6b6b6b;border-radius:6px;background:#fafafa}
-button:disabled{opacity:.6;cursor:progress}.status{color:#1f4e79;font-weight:600}
+button:disabled{opacity:.6;cursor:progress}.status{color:#1f4e79;font-weight:600}#efirma-form .consent{margin:14px 0 4px}
 fieldset{border:1px solid #c8c8c8;border-radius:6px;padding:12px;margin:12px 0}legend{font-weight:700;padding:0 4px}
 .choice label{display:inline;font-weight:400;margin-right:16px}.consent{display:flex;gap:10px;align-items:flex-start}.consent label{font-weight:400;margin:0}
 .consent input{width:22px;height:22px;flex:none;margin-top:2px}
