@@ -6,14 +6,22 @@
  * document's API views and listing no longer show the signer, `npm run cli -- signing audit` verifies the
  * chain with the same head before and after, the outbox mails to the address are deleted, a finalized
  * document is left for blocking (listed by id), and the receipt holds no personal data. Idempotent.
+ *
+ * Runs on the embedded profile (SQLite event store and key store: their raw files, WAL included, are
+ * scanned) and on PostgreSQL (event store and key store in a schema of their own: `es_events` and
+ * `privacy_data_keys` rows as text; skipped with a printed reason without DATABASE_URL, a failure under
+ * SELLO_REQUIRE_SERVERS=1), with the same assertions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
+import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../../helpers/postgres.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const MARK = 'zqmark7e41';
@@ -24,19 +32,110 @@ let s: TestServer;
 let key: string;
 let tenantId: string;
 
-beforeAll(async () => {
-  s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20 } });
-  tenantId = await s.createTenant('pro');
-  key = (await s.createKey(tenantId, ['read', 'write', 'admin'])).key;
-});
-afterAll(async () => {
-  await s?.close();
-});
+/** Where the event store and key store keep their bytes, and how a test reads them. */
+interface Profile {
+  name: string;
+  /** Server (and CLI) configuration. */
+  config: Record<string, string>;
+  /** Stored signing and webhook events holding `text` in clear. */
+  storedRowsWith(text: string): Promise<number>;
+  /** Whether the event store's stored bytes hold `text`. */
+  eventStoreHas(text: string): Promise<boolean>;
+  /** The wrapped data key of `subject` as stored. */
+  wrappedKey(subject: string): Promise<Buffer>;
+  /** Whether the key store's stored bytes hold `bytes`. */
+  keyStoreHas(bytes: Buffer): Promise<boolean>;
+  cleanup(): Promise<void>;
+}
+
+const embedded: Profile = {
+  name: 'embedded (SQLite)',
+  config: {},
+  async storedRowsWith(text) {
+    const db = new Database(join(s.ctx.config.DATA_DIR, 'events.sqlite'), { readonly: true });
+    try {
+      return (db.prepare("SELECT count(*) n FROM events WHERE (stream_name LIKE 'signing-%' OR stream_name LIKE 'webhook-events-%') AND (data LIKE ? OR metadata LIKE ?)").get(`%${text}%`, `%${text}%`) as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  },
+  // The files as raw bytes, WAL included.
+  async eventStoreHas(text) {
+    const dir = s.ctx.config.DATA_DIR;
+    return Buffer.concat(['events.sqlite', 'events.sqlite-wal'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f)))).includes(text);
+  },
+  async wrappedKey(subject) {
+    const kdb = new Database(join(s.ctx.config.DATA_DIR, 'keys', 'keys.sqlite'), { readonly: true });
+    try {
+      return (kdb.prepare('SELECT wrapped FROM data_keys WHERE subject = ?').get(subject) as { wrapped: Buffer }).wrapped;
+    } finally {
+      kdb.close();
+    }
+  },
+  async keyStoreHas(bytes) {
+    const dir = join(s.ctx.config.DATA_DIR, 'keys');
+    return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f)))).includes(bytes);
+  },
+  cleanup: async () => undefined,
+};
+
+/** PostgreSQL event store and key store in a fresh schema (read models stay SQLite in DATA_DIR). */
+function postgresProfile(): Profile {
+  const schema = uniqueSchema('sello_email_erase');
+  const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> => {
+    const c = new pg.Client({ connectionString: testDatabaseUrl() });
+    await c.connect();
+    try {
+      return (await c.query<R>(sql, params)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    name: 'PostgreSQL',
+    config: {
+      EVENT_STORE: 'postgres',
+      READ_MODELS: 'sqlite',
+      DATABASE_URL: testDatabaseUrl(),
+      DATABASE_SCHEMA: schema,
+      // A shared event store needs one master key on every process (the server and the CLI here).
+      PRIVACY_MASTER_KEY: createHash('sha256').update(`sello-test-master:${schema}`).digest('hex'),
+    },
+    async storedRowsWith(text) {
+      const rows = await query<{ n: string }>(
+        `SELECT count(*) n FROM ${schema}.es_events WHERE (stream_name LIKE 'signing-%' OR stream_name LIKE 'webhook-events-%') AND (data::text LIKE $1 OR metadata::text LIKE $1)`,
+        [`%${text}%`],
+      );
+      return Number(rows[0]!.n);
+    },
+    // Every row of the event table as text (what pg_dump writes).
+    async eventStoreHas(text) {
+      const rows = await query<{ n: string }>(`SELECT count(*) n FROM ${schema}.es_events e WHERE e::text LIKE $1`, [`%${text}%`]);
+      return Number(rows[0]!.n) > 0;
+    },
+    async wrappedKey(subject) {
+      return (await query<{ wrapped: Buffer }>(`SELECT wrapped FROM ${schema}.privacy_data_keys WHERE subject = $1`, [subject]))[0]!.wrapped;
+    },
+    async keyStoreHas(bytes) {
+      const rows = await query<{ n: string }>(`SELECT count(*) n FROM ${schema}.privacy_data_keys WHERE position($1::bytea in coalesce(wrapped, ''::bytea)) > 0`, [bytes]);
+      return Number(rows[0]!.n) > 0;
+    },
+    async cleanup() {
+      await dropSchemas([schema]);
+    },
+  };
+}
+
+const pgReady = await postgresReachable('e-mail erasure on PostgreSQL');
+const profiles: Profile[] = [embedded, ...(pgReady ? [postgresProfile()] : [])];
+let profile: Profile = embedded;
 
 function cli(args: string[]) {
+  // The server's profile, not whatever servers the environment names (CI exports DATABASE_URL, REDIS_URL...).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_|REDIS_|TEMPORAL_|KAFKA_|S3_|MINIO_|EVENT_STORE|READ_MODELS|PRIVACY_MASTER_KEY)/.test(k)));
   const r = spawnSync(process.execPath, ['--no-warnings', '--import', 'tsx', 'apps/cli/cli.ts', ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: s.ctx.config.DATA_DIR, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' },
+    env: { ...inherited, ...profile.config, DATA_DIR: s.ctx.config.DATA_DIR, LOG_LEVEL: 'silent', BOOTSTRAP: 'false' },
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -70,36 +169,27 @@ async function signedByAna(signers: { email: string; name: string }[]): Promise<
   return id;
 }
 
-/** Signing and webhook events holding `text` in clear (the stored rows). */
-function storedRowsWith(text: string): number {
-  const db = new Database(join(s.ctx.config.DATA_DIR, 'events.sqlite'), { readonly: true });
-  try {
-    return (db.prepare("SELECT count(*) n FROM events WHERE (stream_name LIKE 'signing-%' OR stream_name LIKE 'webhook-events-%') AND (data LIKE ? OR metadata LIKE ?)").get(`%${text}%`, `%${text}%`) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+for (const p of profiles) describe(`privacy erasures by e-mail address (${p.name})`, () => {
+  beforeAll(async () => {
+    profile = p;
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, ...p.config } });
+    tenantId = await s.createTenant('pro');
+    key = (await s.createKey(tenantId, ['read', 'write', 'admin'])).key;
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await p.cleanup();
+  });
 
-/** The event store's files (database and WAL), as raw bytes. */
-function eventStoreBytes(): Buffer {
-  const dir = s.ctx.config.DATA_DIR;
-  return Buffer.concat(['events.sqlite', 'events.sqlite-wal'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f))));
-}
-function keyStoreBytes(): Buffer {
-  const dir = join(s.ctx.config.DATA_DIR, 'keys');
-  return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))));
-}
-
-describe('privacy erasures by e-mail address', () => {
   it('seals signers in the log, erases their documents, keeps the chain verifiable and deletes their mails', async () => {
     const open = await signedByAna([{ email: ANA, name: `Ana ${MARK}` }, { email: 'otro@example.com', name: 'Otro Firmante' }]);
     const finalized = await signedByAna([{ email: ANA, name: `Ana ${MARK}` }]);
     expect((await api('POST', `/v1/signing/documents/${finalized}/finalize`)).status).toBe(200);
 
     // Sealed from the start: the log's raw bytes never hold the signer's name, address, user agent or typed name.
-    expect(eventStoreBytes().includes(MARK)).toBe(false);
-    expect(storedRowsWith(UA)).toBe(0);
-    expect(storedRowsWith('"ip_address":"127.0.0.1"')).toBe(0);
+    expect(await profile.eventStoreHas(MARK)).toBe(false);
+    expect(await profile.storedRowsWith(UA)).toBe(0);
+    expect(await profile.storedRowsWith('"ip_address":"127.0.0.1"')).toBe(0);
     const before = cli(['signing', 'audit', '--document', open]);
     expect(before.status, before.stderr).toBe(0);
     expect(before.json.chain.ok).toBe(true);
@@ -111,10 +201,8 @@ describe('privacy erasures by e-mail address', () => {
     const otherMails = readOutbox(s.dataDir).filter((m) => m.to.includes('otro@example.com')).length;
 
     // The wrapped key of the open document, to look for in the key store's files afterwards.
-    const kdb = new Database(join(s.ctx.config.DATA_DIR, 'keys', 'keys.sqlite'), { readonly: true });
-    const wrapped = (kdb.prepare('SELECT wrapped FROM data_keys WHERE subject = ?').get(`signing:${tenantId}:${open}`) as { wrapped: Buffer }).wrapped;
-    kdb.close();
-    expect(keyStoreBytes().includes(wrapped)).toBe(true);
+    const wrapped = await profile.wrappedKey(`signing:${tenantId}:${open}`);
+    expect(await profile.keyStoreHas(wrapped)).toBe(true);
 
     const r = await api('POST', '/v1/privacy/erasures', { email: ANA.toUpperCase() });
     expect(r.status, r.text).toBe(202);
@@ -133,8 +221,8 @@ describe('privacy erasures by e-mail address', () => {
     expect(got.text.toLowerCase()).not.toContain(MARK);
 
     // The key is gone from the key store's files; the log still holds no marker.
-    expect(keyStoreBytes().includes(wrapped)).toBe(false);
-    expect(eventStoreBytes().includes(MARK)).toBe(false);
+    expect(await profile.keyStoreHas(wrapped)).toBe(false);
+    expect(await profile.eventStoreHas(MARK)).toBe(false);
 
     // The API no longer shows the signer of the open document (the finalized one awaits blocking).
     const after = await api('GET', `/v1/signing/documents/${open}`);
