@@ -149,6 +149,46 @@ describe('e.firma signers: creation and the page', () => {
     expect(typed.status).toBe(409);
     const after = ((await (await s.fetch(`/v1/signing/documents/${created.document_id}`, { key })).json()) as any).data;
     expect(after.signers[0].status).toBe('sent');
+
+    // The JSON routes: documented in OpenAPI, a malformed body is a structured 400, and without a trust list 503.
+    const spec = (await (await s.fetch('/openapi.json')).json()) as any;
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/sign/{document_id}/efirma/prepare', '/sign/{document_id}/efirma/complete']));
+    const malformed = await fetch(`${s.url}/sign/${created.document_id}/efirma/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ t }) });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).success).toBe(false);
+    const unconfigured = await fetch(`${s.url}/sign/${created.document_id}/efirma/prepare`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ t, certificate: 'MAA=' }) });
+    expect(unconfigured.status).toBe(503);
+    expect(((await unconfigured.json()) as any).error.code).toBe('efirma_not_configured');
+  });
+
+  it('an English document says "Sign with e.firma"; the e.firma routes count against the public rate limit', async () => {
+    const limited = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, PUBLIC_RATE_LIMIT_PER_ADDRESS: 4 } });
+    try {
+      const { key: k } = await limited.tenantWithKey('pro');
+      const form = new FormData();
+      form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'contract.pdf');
+      form.set('title', 'Loan agreement');
+      form.set('language', 'en');
+      form.set('signers', JSON.stringify([{ email: 'liz@example.com', name: 'Liz Doe', signature_type: 'efirma' }]));
+      const id = ((await (await limited.fetch('/v1/signing/documents', { method: 'POST', body: form, key: k })).json()) as any).data.document_id as string;
+      expect((await limited.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key: k, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+      const link = linkOf(await waitFor(() => readOutbox(limited.dataDir).find((m) => m.to.includes('liz@example.com')), 15_000, 'invitation'));
+      const html = await (await fetch(limited.url + link)).text();
+      expect(html).toContain('<h2 id="efirma-h">Sign with e.firma</h2>');
+      expect(html).toContain('<label for="efirma-key">Private key (.key)</label>');
+      expect(html).toContain('The password does not open your private key.');
+      const t = new URL(limited.url + link).searchParams.get('t')!;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await fetch(`${limited.url}/sign/${id}/efirma/prepare`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ t, certificate: 'MAA=' }) });
+        statuses.push(r.status);
+        if (r.status === 429) expect(((await r.json()) as any).error.code).toBe('rate_limit_exceeded');
+      }
+      // The page itself was the first request of the minute: three more pass the limiter, the fourth is refused.
+      expect(statuses).toEqual([503, 503, 503, 429]);
+    } finally {
+      await limited.close();
+    }
   });
 });
 
