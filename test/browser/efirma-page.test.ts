@@ -178,4 +178,41 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
     const inBrowser = timings.map((t) => t.browserMs);
     console.log(`e.firma signing step (click to confirmation, browser + server), n=${total.length}: p50 ${p50(total).toFixed(0)} ms, max ${Math.max(...total).toFixed(0)} ms; of it in the browser (decrypt, compare, sign): p50 ${p50(inBrowser).toFixed(0)} ms`);
   }, 240_000);
+
+  it('the server\'s refusals read clearly on the page: a CSD, an expired certificate, a foreign CA, a revoked one, OCSP down; nothing signed', async () => {
+    const rosa = { rfc: 'RUSE800505QW3', curp: CURPS.rosa };
+    const csd = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', ...rosa, csd: true });
+    const expired = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', ...rosa, expired: true });
+    const revoked = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', ...rosa });
+    pki.revoke(revoked);
+    const other = createTestPki();
+    const foreign = other.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', ...rosa });
+    const good = pki.makeSigner({ name: 'ROSA SUAREZ ENRIQUEZ', ...rosa });
+    try {
+      const id = await createAndSend([{ email: 'rosa@example.com', name: 'Rosa Suárez', signature_type: 'efirma', rfc: rosa.rfc }], 'Contrato de arrendamiento', 1);
+      const page = await openPage(await invitation('rosa@example.com'), 390);
+      const attempt = async (signer: TestSigner, text: string, shot?: string) => {
+        await fill(page, signer, signer, signer.password);
+        await page.getByRole('button', { name: 'Firmar con e.firma' }).click();
+        await expect.poll(() => page.locator('#efirma-error').textContent(), { timeout: 15_000 }).toContain(text);
+        expect(await page.getByRole('button', { name: 'Firmar con e.firma' }).isEnabled()).toBe(true);
+        if (shot) {
+          await page.locator('#efirma-error').scrollIntoViewIfNeeded();
+          await page.screenshot({ path: join(ARTIFACTS, shot) });
+        }
+      };
+      await attempt(csd, 'Ese certificado es un Certificado de Sello Digital (CSD), no una e.firma', 'efirma-csd-es-390.png');
+      await attempt(expired, 'Tu e.firma está vencida');
+      await attempt(foreign, 'El certificado no fue emitido por el SAT');
+      await attempt(revoked, 'Tu e.firma fue revocada según el SAT');
+      await ocsp.stop();
+      await attempt(good, 'No pudimos consultar con el SAT si tu e.firma está vigente', 'efirma-ocsp-down-es-390.png');
+      await page.close();
+      const doc = ((await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any).data;
+      expect(doc.signers[0].status).toBe('sent');
+      expect(doc.audit_trail.some((e: any) => e.event === 'document_signed')).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+  }, 120_000);
 });

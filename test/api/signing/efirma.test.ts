@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -300,6 +300,10 @@ describe.skipIf(!haveOpenssl)('e.firma prepare and complete over HTTP (test PKI,
       expect(sig2).toMatch(/Signer Certificate Common Name: MARIO PEREZ MORA[\s\S]*\n\s*- Total document signed/);
       expect(qpdfCheck(file).status).toBe(0);
     }
+    // The event log holds the holder sealed (RFC, CURP, certificate hash and name never in clear), the OCSP result in clear.
+    const log = Buffer.concat(['events.sqlite', 'events.sqlite-wal'].map((f) => (existsSync(join(s.dataDir, f)) ? readFileSync(join(s.dataDir, f)) : Buffer.alloc(0))));
+    expect(log.includes(ocsp.url)).toBe(true);
+    for (const secret of [people.ana!.rfc, CURPS.ana, 'ANA LOPEZ ALVAREZ', st.signers[0]!.efirma!.certificate_sha256]) expect(log.includes(secret), secret).toBe(false);
     // No prepared-signature files are left behind.
     expect((await s.ctx.blobs.list(`signing/${st.tenant_id}/${id}/efirma/prepare-`)).length).toBe(0);
   }, 120_000);
