@@ -208,6 +208,24 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
       await ocsp.stop();
       await attempt(good, 'No pudimos consultar con el SAT si tu e.firma está vigente', 'efirma-ocsp-down-es-390.png');
       await page.close();
+      // In English when the document is.
+      const form = new FormData();
+      form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'loan.pdf');
+      form.set('title', 'Loan agreement');
+      form.set('language', 'en');
+      form.set('signers', JSON.stringify([{ email: 'liz@example.com', name: 'Liz Doe', signature_type: 'efirma' }]));
+      const en = ((await (await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key })).json()) as any).data.document_id as string;
+      expect((await s.fetch(`/v1/signing/documents/${en}/send-invitations`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+      const enPage = await openPage(await invitation('liz@example.com'), 1280);
+      await enPage.getByLabel('e.firma certificate (.cer)').setInputFiles(good.cerPath);
+      await enPage.getByLabel('Private key (.key)').setInputFiles(good.keyPath);
+      await enPage.getByLabel('Private key password').fill('not-the-password');
+      await enPage.getByLabel(/I agree to sign this document electronically/).check();
+      await enPage.getByRole('button', { name: 'Sign with e.firma' }).click();
+      await expect.poll(() => enPage.locator('#efirma-error').textContent()).toContain('The password does not open your private key.');
+      await enPage.locator('#efirma-error').scrollIntoViewIfNeeded();
+      await enPage.screenshot({ path: join(ARTIFACTS, 'efirma-wrong-password-en-1280.png') });
+      await enPage.close();
       const doc = ((await (await s.fetch(`/v1/signing/documents/${id}`, { key })).json()) as any).data;
       expect(doc.signers[0].status).toBe('sent');
       expect(doc.audit_trail.some((e: any) => e.event === 'document_signed')).toBe(false);

@@ -204,12 +204,14 @@ describe.skipIf(!haveOpenssl)('e.firma prepare and complete over HTTP (test PKI,
   let pki: TestPki;
   let ocsp: LocalService;
   const tmp = mkdtempSync(join(tmpdir(), 'sello-efirma-'));
+  /** The platform's clock, moved forward to outlive a prepared signature. */
+  const clock = { offset: 0, now: () => Date.now() + clock.offset };
   const people: Record<string, TestSigner> = {};
 
   beforeAll(async () => {
     pki = createTestPki();
     ocsp = await pki.startOcsp();
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, EFIRMA_OCSP_TIMEOUT_MS: 1500, EFIRMA_OCSP_ATTEMPTS: 1 } });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, EFIRMA_OCSP_TIMEOUT_MS: 1500, EFIRMA_OCSP_ATTEMPTS: 1 }, overrides: { clock } });
     ({ key } = await s.tenantWithKey('pro'));
     people.ana = pki.makeSigner({ name: 'ANA LOPEZ ALVAREZ', rfc: 'LOAA850101AB1', curp: CURPS.ana });
     people.beto = pki.makeSigner({ name: 'MARIO PEREZ MORA', rfc: 'PEMM900215KL2', curp: CURPS.beto });
@@ -355,6 +357,32 @@ describe.skipIf(!haveOpenssl)('e.firma prepare and complete over HTTP (test PKI,
     const ok = await complete(id, link, p.body.data.prepare_id, browserSign(people.ana!, p.body.data.signed_attributes));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.data.status).toBe('signed');
+  }, 60_000);
+
+  it('a prepared signature expires after 5 minutes, and one prepared before a cancellation cannot complete; no files stay', async () => {
+    const id = await efirmaDoc([{ email: 'late@example.com', name: 'Ana López' }]);
+    const link = await linkFor('late@example.com');
+    const p = await prepare(id, link, people.ana!);
+    expect(p.status).toBe(200);
+    clock.offset = 5 * 60_000 + 1_000;
+    try {
+      const late = await complete(id, link, p.body.data.prepare_id, browserSign(people.ana!, p.body.data.signed_attributes));
+      expect([late.status, late.body.error.code]).toEqual([404, 'efirma_prepare_not_found']);
+      // A new prepare sweeps the expired one's files.
+      const again = await prepare(id, link, people.ana!);
+      expect(again.status).toBe(200);
+      const st = await state(id);
+      const files = await s.ctx.blobs.list(`signing/${st.tenant_id}/${id}/efirma/`);
+      expect(files.sort()).toEqual([expect.stringContaining(`prepare-${again.body.data.prepare_id}.json`), expect.stringContaining(`prepare-${again.body.data.prepare_id}.pdf`)].sort());
+      const cancelled = await s.fetch(`/v1/signing/documents/${id}/cancel`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'cambio de condiciones' }) });
+      expect(cancelled.status).toBe(200);
+      const refused = await complete(id, link, again.body.data.prepare_id, browserSign(people.ana!, again.body.data.signed_attributes));
+      expect([[400, 'document_cancelled'], [401, 'invalid_link']]).toContainEqual([refused.status, refused.body.error.code]);
+      expect((await view(id)).signers[0].status).toBe('sent');
+      expect((await s.ctx.blobs.list(`signing/${st.tenant_id}/${id}/efirma/working-`)).length).toBe(0);
+    } finally {
+      clock.offset = 0;
+    }
   }, 60_000);
 
   it('two parallel signers prepare on one version: the second to complete gets 409 and signs after preparing again', async () => {
