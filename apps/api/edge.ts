@@ -46,6 +46,28 @@ export interface EdgeState {
   responseSize: number;
   /** Its slot was freed and its usage recorded (`complete`, from onResponse or, for a client gone, onSend). */
   completed: boolean;
+  /** The face/fingerprint `subject_id` a route read from its body ({@link recordUsageSubject}); null: none. */
+  subject: string | null;
+}
+
+/**
+ * Records on the call's usage row the data subject (`subject_id`) a route read from its body (multipart
+ * enrolment), so an erasure of that subject also clears the row's IP address and user agent
+ * (docs/privacy.md "Usage events"). A `:subjectId` path parameter or `subject_id` query parameter of the
+ * face/fingerprint matching routes is recorded without it.
+ */
+export function recordUsageSubject(request: FastifyRequest, subjectId: string): void {
+  if (request.edge && subjectId !== '') request.edge.subject = subjectId;
+}
+
+/** The data subject a call names: set by its route, else the biometric routes' `:subjectId` or `?subject_id=`. */
+function usageSubject(request: FastifyRequest, edge: EdgeState): string | null {
+  if (edge.subject !== null) return edge.subject;
+  if (!edge.endpoint.startsWith('/v1/face-matching/') && !edge.endpoint.startsWith('/v1/fingerprint-matching/')) return null;
+  const params = request.params as Record<string, unknown> | undefined;
+  if (typeof params?.subjectId === 'string' && params.subjectId !== '') return params.subjectId;
+  const query = request.query as Record<string, unknown> | undefined;
+  return typeof query?.subject_id === 'string' && query.subject_id !== '' ? query.subject_id : null;
 }
 
 /**
@@ -135,6 +157,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       insufficient: false,
       responseSize: 0,
       completed: false,
+      subject: null,
     };
     if (config.auth === false || request.is404) return done();
     const requirement = config.auth ?? READ;
@@ -217,6 +240,7 @@ export function registerEdge(app: ApiApp, ctx: Platform): void {
       headers['user-agent'] ?? null,
       edge.charged,
       ctx.clock.now(),
+      usageSubject(request, edge),
     );
   };
 

@@ -26,6 +26,7 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
       return events.keys.destroy(subjectKey, at);
     },
     catchUp: () => platform.projections.catchUp(),
+    deleteBlob: (key) => platform.blobs.delete(key),
     forgetResponses: (tenantId, text, options) => platform.idempotency.forgetResponses(tenantId, text, options),
     forgetSubjectResponses: (tenantId, subjectId) => platform.idempotency.forgetSubject(tenantId, subjectId),
     now: () => platform.clock.now(),

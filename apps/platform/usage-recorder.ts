@@ -50,6 +50,7 @@ export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
         tenant_id: r[t]! < 0 ? null : s[r[t]!]!,
         strings: [],
         personal_strings: [],
+        subject_id: [],
         request_id: [],
         key_id: [],
         endpoint: [],
@@ -90,6 +91,7 @@ export function batchEventsOf(batch: UsageColumns): ApiCallsRecorded['data'][] {
     data.method.push(ref(r[t + 3]!));
     data.ip_address.push(personalRef(r[t + 4]!));
     data.user_agent.push(personalRef(r[t + 5]!));
+    data.subject_id!.push(ref(r[t + 6]!));
     data.status_code.push(n[o]!);
     data.response_time.push(n[o + 1]!);
     data.request_size.push(n[o + 2]!);
@@ -112,14 +114,14 @@ export interface UsageColumns {
   requestId: string[];
   /** The distinct texts of the batch that {@link refs} point into. */
   strings: string[];
-  /** Per call, {@link TEXT_FIELDS} indexes into `strings` (-1: null): tenant id, key id, endpoint, method, IP address, user agent. */
+  /** Per call, {@link TEXT_FIELDS} indexes into `strings` (-1: null): tenant id, key id, endpoint, method, IP address, user agent, data subject. */
   refs: Int32Array;
   /** Per call, {@link NUMBER_FIELDS} numbers: status code, response time (s), request size (bytes), response size (bytes), credits charged, created at (epoch ms). */
   numbers: Float64Array;
 }
 
 /** Texts per call in {@link UsageColumns.refs}. */
-export const TEXT_FIELDS = 6;
+export const TEXT_FIELDS = 7;
 /** Numbers per call in {@link UsageColumns.numbers}. */
 export const NUMBER_FIELDS = 6;
 
@@ -242,7 +244,9 @@ export class UsageRecorder {
 
   /**
    * Buffers one call, field by field (the edge's hot path: no object per call). Units as in
-   * `ApiCallRecorded`: response time in seconds, sizes in bytes; `createdAtMs` epoch milliseconds.
+   * `ApiCallRecorded`: response time in seconds, sizes in bytes; `createdAtMs` epoch milliseconds;
+   * `subjectId`: the face/fingerprint `subject_id` the call named (see `recordUsageSubject` in
+   * apps/api/edge.ts), so an erasure of that subject also clears the call's address and user agent.
    */
   recordCall(
     requestId: string,
@@ -258,6 +262,7 @@ export class UsageRecorder {
     userAgent: string | null,
     creditsCharged: number,
     createdAtMs: number,
+    subjectId: string | null = null,
   ): void {
     const b = this.buffer;
     const o = b.length * NUMBER_FIELDS;
@@ -270,6 +275,7 @@ export class UsageRecorder {
     r[t + 3] = this.ref(method);
     r[t + 4] = this.ref(ip);
     r[t + 5] = this.ref(userAgent);
+    r[t + 6] = this.ref(subjectId);
     const n = b.numbers;
     n[o] = statusCode;
     n[o + 1] = responseTimeS;

@@ -277,6 +277,7 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
       user_agent: personal(null),
       credits_charged: N,
       created_at: N,
+      subject_id: N,
     },
   },
   ApiCallsRecorded: {
@@ -289,6 +290,9 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
       strings: N,
       // The batch's distinct IP addresses and user agents, sealed per tenant and UTC day.
       personal_strings: personal([]),
+      // Index into strings of the face/fingerprint subject_id the call named (an id the tenant chose, as in
+      // the biometric events), so an erasure of the subject clears the rows' address and user agent.
+      subject_id: N,
       request_id: N,
       key_id: N,
       endpoint: N,

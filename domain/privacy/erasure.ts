@@ -28,6 +28,7 @@ import { tenantFingerprintStream, type FingerprintTemplatesPurged } from '../fin
 import { TEMPLATES_COLLECTION, TEMPLATE_INDEXES } from '../fingerprint/deps.ts';
 import { validateSubjectId } from '../face-matching/enroll-face.ts';
 import { subjectKeyId } from './classification.ts';
+import { exportStream } from '../usage/exports.ts';
 
 export const PRIVACY_ERASURE_REQUESTED = 'PrivacyErasureRequested';
 export const PRIVACY_SUBJECT_ERASED = 'PrivacySubjectErased';
@@ -45,6 +46,8 @@ export type ReceiptKind =
   | 'face_templates'
   | 'fingerprint_templates'
   | 'data_keys'
+  | 'usage_calls'
+  | 'usage_exports'
   | 'signer_records'
   | 'signer_records_blocked'
   | 'signer_records_in_clear'
@@ -60,7 +63,9 @@ export interface ReceiptItem {
    * the end of their retention period, then shredded by the sweep: `document_ids`, `blocked`), `signer_records_in_clear` (documents created before signing
    * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`; for a
    * subject id: `idempotency_answers` (stored `Idempotency-Key` answers removed: those naming the subject id
-   * and those a route tagged with it, such as OCR extractions given `subject_id`).
+   * and those a route tagged with it, such as OCR extractions given `subject_id`), `usage_calls` (usage rows
+   * of calls that named the subject: IP address and user agent cleared), `usage_exports` (export files with
+   * `include_details` covering such a call: deleted, the export reads `expired`).
    */
   kind: ReceiptKind;
   /** Where it was erased: `event_log` (crypto-shredded), `read_models`, `vector_index`, `key_store`, `outbox`, `idempotency_store`; empty when nothing was erased. */
@@ -165,6 +170,8 @@ export interface ErasureDeps {
   forgetSubjectResponses?: (tenantId: string, subjectId: string) => Promise<number>;
   /** Resolves once every projection of this process applied every event appended so far. */
   catchUp: () => Promise<void>;
+  /** Deletes a blob-store object (usage export files); absent: export files are left (receipt count 0). */
+  deleteBlob?: (key: string) => Promise<boolean>;
   /** Epoch milliseconds. */
   now: () => number;
   /** A new erasure id. */
@@ -329,20 +336,51 @@ async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjec
   const erasedAt = iso();
   const refs = await deps.destroyKeys(subjectKeyId('subject', input.tenantId, input.subjectId), erasedAt);
 
-  // 3. The listing documents lose what they copied from the enrolments (metadata, minutiae...).
+  // 3. The listing documents lose what they copied from the enrolments (metadata, minutiae...), and the
+  // usage rows of the calls that named the subject their IP address and user agent (usage-events projection).
   const erased: PrivacySubjectErased = { type: PRIVACY_SUBJECT_ERASED, data: { erasure_id: erasureId, tenant_id: input.tenantId, subject_id: input.subjectId, erased_at: erasedAt } };
   await deps.events.append(stream, [{ ...erased, metadata: meta }]);
   await deps.catchUp();
   // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
-  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
+  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION, 'usage_events']);
   // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata) or
   // are tagged with it (an OCR extraction given `subject_id`: names, CURP and address, not the subject id).
   const answers = ((await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId))) ?? 0) + ((await deps.forgetSubjectResponses?.(input.tenantId, input.subjectId)) ?? 0);
+  // 6. Usage export files with details (IP address, user agent) covering a call that named the subject.
+  const usage = await eraseSubjectUsageExports(deps, input.tenantId, input.subjectId, meta);
 
   return [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },
     { kind: 'fingerprint_templates', stores: ['event_log', 'read_models'], count: fingerCount, erased_at: erasedAt },
     { kind: 'data_keys', stores: ['key_store'], count: refs.length, erased_at: erasedAt },
     { kind: 'idempotency_answers', stores: answers ? ['idempotency_store'] : [], count: answers, erased_at: new Date(deps.now()).toISOString() },
+    { kind: 'usage_calls', stores: usage.calls ? ['read_models'] : [], count: usage.calls, erased_at: erasedAt },
+    { kind: 'usage_exports', stores: usage.exports ? ['blob_store'] : [], count: usage.exports, erased_at: new Date(deps.now()).toISOString() },
   ];
+}
+
+/**
+ * The usage side of a subject's erasure: counts the tenant's usage rows of calls that named the subject
+ * (their address and user agent were cleared by the usage-events projection on `PrivacySubjectErased`),
+ * and deletes every completed export file with `include_details` whose range covers one of them (its
+ * blob deleted, `UsageExportExpired` appended: the export then reads `expired`; request a new one).
+ */
+async function eraseSubjectUsageExports(deps: ErasureDeps, tenantId: string, subjectId: string, meta: Record<string, unknown>): Promise<{ calls: number; exports: number }> {
+  const rows = await (await deps.readModels.collection('usage_events', { indexes: [['tenant_id', 'created_at']] })).find({ tenant_id: tenantId, subject_id: subjectId });
+  if (!rows.length || !deps.deleteBlob) return { calls: rows.length, exports: 0 };
+  const times = rows.map((r) => Date.parse(String(r.created_at)));
+  const docs = await (await deps.readModels.collection('usage_exports', { indexes: [['tenant_id', 'requested_at']] })).find({ tenant_id: tenantId });
+  let exports = 0;
+  for (const d of docs) {
+    if (d.status !== 'completed' || d.include_details !== true || typeof d.blob_key !== 'string') continue;
+    const from = Date.parse(String(d.start));
+    const to = Date.parse(String(d.end));
+    if (!times.some((t) => t >= from && t <= to)) continue;
+    await deps.deleteBlob(d.blob_key);
+    const expired = { type: 'UsageExportExpired', data: { export_id: String(d.export_id), tenant_id: tenantId, expired_at: new Date(deps.now()).toISOString() } };
+    await deps.events.append(exportStream(String(d.export_id)), [{ ...expired, metadata: meta }]);
+    exports += 1;
+  }
+  if (exports) await deps.catchUp();
+  return { calls: rows.length, exports };
 }

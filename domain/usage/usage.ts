@@ -22,6 +22,8 @@ export type ApiCallRecorded = {
     user_agent: string | null;
     credits_charged: number;
     created_at: string;
+    /** The face/fingerprint `subject_id` the call named (batch events only; absent when none). */
+    subject_id?: string;
   };
 };
 
@@ -58,6 +60,12 @@ export type ApiCallsRecorded = {
     ip_address: number[];
     /** Index into `personal_strings` (into `strings` when it is absent); -1 for null. */
     user_agent: number[];
+    /**
+     * Index into `strings` of the face/fingerprint `subject_id` the call named (enrol, verify, delete of a
+     * subject), -1 for none: an erasure of the subject clears the rows' address and user agent. Absent in
+     * events written before.
+     */
+    subject_id?: number[];
     status_code: number[];
     /** Seconds. */
     response_time: number[];
@@ -97,6 +105,8 @@ export function callsOfBatch(d: ApiCallsRecorded['data']): ApiCallRecorded['data
       credits_charged: d.credits_charged[i]!,
       created_at: new Date(d.created_at[i]!).toISOString(),
     };
+    const subject = d.subject_id?.[i] ?? -1;
+    if (subject >= 0) calls[i]!.subject_id = s[subject]!;
   }
   return calls;
 }

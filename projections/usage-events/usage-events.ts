@@ -3,6 +3,7 @@ import type { Collection, ReadModelStore } from '../../infra/ports/read-models.t
 import { USAGE_EVENT_TYPES, callsOfBatch, personalTextOf, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
 import type { Projection } from '../projection.ts';
 import { USAGE_IPS_TRUNCATED, type UsageIpsTruncated } from '../../domain/privacy/retention.ts';
+import { PRIVACY_SUBJECT_ERASED, type PrivacySubjectErased } from '../../domain/privacy/erasure.ts';
 import { isTruncatedIp, truncateIp } from '../../domain/privacy/ip-truncation.ts';
 
 /** One row per API call, the shape of the spec's usage "Stats record" plus tenant and credits. */
@@ -25,6 +26,8 @@ export interface UsageRecord extends Record<string, unknown> {
   request_id: string;
   /** The row's key ({@link callKey}), so a retention truncation can rewrite the row (absent on rows projected before it was kept). */
   row_key?: string;
+  /** The face/fingerprint `subject_id` the call named (absent: none); not in the API's answers. */
+  subject_id?: string;
 }
 
 export const USAGE_COLLECTION = 'usage_events';
@@ -95,7 +98,7 @@ function positionKey(event: RecordedEvent): string {
 export const usageEventsProjection: Projection = {
   name: 'usage-events',
   collections: [USAGE_COLLECTION],
-  eventTypes: [...USAGE_EVENT_TYPES, USAGE_IPS_TRUNCATED],
+  eventTypes: [...USAGE_EVENT_TYPES, USAGE_IPS_TRUNCATED, PRIVACY_SUBJECT_ERASED],
   // A batch event holds up to 1,000 calls (the recorder's maxBatch): 500 events bound a batch's memory (500,000 calls at most).
   batchSize: 500,
   async apply(events: readonly RecordedEvent[], { store }) {
@@ -107,6 +110,10 @@ export const usageEventsProjection: Projection = {
         for (const [k, r] of rows) r.row_key = k;
         await c.putMany(rows.splice(0));
         await truncateIps(c, (e as unknown as UsageIpsTruncated).data);
+      } else if (e.type === PRIVACY_SUBJECT_ERASED) {
+        for (const [k, r] of rows) r.row_key = k;
+        await c.putMany(rows.splice(0));
+        await eraseSubjectCalls(c, (e as unknown as PrivacySubjectErased).data);
       } else if (e.type === 'ApiCallRecorded') {
         const d = (e as unknown as ApiCallRecorded).data;
         const { key, id } = callKey(e, -1);
@@ -118,6 +125,18 @@ export const usageEventsProjection: Projection = {
     await c.putMany(rows);
   },
 };
+
+/**
+ * Applies an erasure of a face/fingerprint subject (`PrivacySubjectErased`, docs/privacy.md "Usage
+ * events") to the rows of the calls that named it: their IP address reads `''` and their user agent null,
+ * as the log's sealed copies will once their day's key is destroyed. Rows without a `row_key` are left for
+ * the next replay.
+ */
+async function eraseSubjectCalls(c: Collection<UsageRecord>, d: PrivacySubjectErased['data']): Promise<void> {
+  const rows = await c.find({ tenant_id: d.tenant_id, subject_id: d.subject_id });
+  const changed = rows.filter((r) => r.row_key && (r.ip_address !== '' || r.user_agent !== null)).map((r) => [r.row_key!, { ...r, ip_address: '', user_agent: null }] as const);
+  if (changed.length) await c.putMany(changed);
+}
 
 /**
  * Applies a retention truncation (`UsageIpsTruncated`, docs/privacy.md "Retention"): the tenant's rows
@@ -151,6 +170,7 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
   const s = d.strings;
   const text = (k: number): string | null => (k < 0 ? null : s[k]!);
   const { ip, userAgent } = personalTextOf(d);
+  const subjects = d.subject_id;
   const services = new Map<number, string>();
   const at = positionKey(e);
   let lastMs = Number.NaN;
@@ -165,10 +185,10 @@ function batchRows(e: RecordedEvent, d: ApiCallsRecorded['data'], rows: Array<re
     let service = services.get(ep);
     if (service === undefined) services.set(ep, (service = serviceGroup(s[ep]!)));
     const { key, id } = callKey(e, i, at);
-    rows.push([
-      key,
-      usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, ip(d.ip_address[i]!), userAgent(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!),
-    ]);
+    const row = usageRecord(id, d.tenant_id, text(d.key_id[i]!), s[ep]!, service, s[d.method[i]!]!, d.status_code[i]!, d.response_time[i]!, lastIso, d.request_size[i]!, d.response_size[i]!, ip(d.ip_address[i]!), userAgent(d.user_agent[i]!), d.credits_charged[i]!, d.request_id[i]!);
+    const subject = subjects ? subjects[i]! : -1;
+    if (subject >= 0) row.subject_id = s[subject]!;
+    rows.push([key, row]);
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { enrollFace, parseMetadata, validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
 import type { ApiApp } from '../../types.ts';
+import { recordUsageSubject } from '../../edge.ts';
 import type { Platform } from '../../../platform/types.ts';
 import { faceMatchingDeps, field, imageErrorResponses, imageOf, readFaceForm, run, templateOf } from './common.ts';
 import { numberField, secondsSince } from '../../forms.ts';
@@ -42,6 +43,7 @@ export function registerFaceMatchingEnroll(app: ApiApp, ctx: Platform): void {
       const image = imageOf(form);
       const deps = faceMatchingDeps(ctx);
       const subjectId = field(form, 'subject_id') ?? '';
+      recordUsageSubject(request, subjectId); // its usage row names the subject (erasure clears its address)
       const qualityScore = numberField(form.fields, 'quality_score', { min: 0, max: 1 });
       const clientLiveness = numberField(form.fields, 'liveness_score', { min: 0, max: 1 });
       const metadata = await run(async () => parseMetadata(field(form, 'metadata')));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { enrollFingerprint, parseFingerPosition, parseMetadata, validateSubjectId } from '../../../../domain/fingerprint/use-cases.ts';
 import type { ApiApp } from '../../types.ts';
+import { recordUsageSubject } from '../../edge.ts';
 import type { Platform } from '../../../platform/types.ts';
 import { secondsSince } from '../../forms.ts';
 import { field, fingerprintDeps, probeErrorResponses, probeOf, PROBE_FIELDS, readForm, run } from './common.ts';
@@ -33,6 +34,7 @@ export function registerFingerprintEnroll(app: ApiApp, ctx: Platform): void {
       const start = performance.now();
       const form = await readForm(request);
       const subjectId = field(form, 'subject_id') ?? '';
+      recordUsageSubject(request, subjectId); // its usage row names the subject (erasure clears its address)
       const fp = field(form, 'finger_position');
       const { metadata, fingerPosition } = await run(() => {
         validateSubjectId(subjectId);
