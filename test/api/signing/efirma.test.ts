@@ -359,6 +359,14 @@ describe.skipIf(!haveOpenssl)('e.firma prepare and complete over HTTP (test PKI,
     expect(ok.body.data.status).toBe('signed');
   }, 60_000);
 
+  it('a company e.firma signs for a signer required by the legal representative\'s RFC; both parties are reported', async () => {
+    const company = pki.makeSigner({ name: 'TERESA HERNANDEZ GARCIA', rfc: 'HEGT7610034S2', curp: CURPS.teresa, company: { rfc: 'AAA010101AAA', name: 'ACME FINANCIERA SA DE CV' } });
+    const id = await efirmaDoc([{ email: 'legal@example.com', name: 'Teresa Hernández', rfc: 'HEGT7610034S2', curp: CURPS.teresa }]);
+    await signAs(id, await linkFor('legal@example.com'), company);
+    const v = await view(id);
+    expect(v.signers[0].efirma).toMatchObject({ holder_name: 'ACME FINANCIERA SA DE CV', rfc: 'AAA010101AAA', representative_rfc: 'HEGT7610034S2', curp: null, representative_curp: CURPS.teresa, ocsp_status: 'good' });
+  }, 60_000);
+
   it('a prepared signature expires after 5 minutes, and one prepared before a cancellation cannot complete; no files stay', async () => {
     const id = await efirmaDoc([{ email: 'late@example.com', name: 'Ana López' }]);
     const link = await linkFor('late@example.com');
