@@ -25,6 +25,7 @@ import { PRIVACY_SIGNING_DOCUMENT_ERASED, erasureStream, eraseSubject, foldErasu
 import { subjectKeyId } from './classification.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
 import { USAGE_DAY_MS, usageDayKeyId } from '../usage/usage.ts';
+import { exportStream } from '../usage/exports.ts';
 
 export const PRIVACY_RETENTION_SET = 'PrivacyRetentionSet';
 export const USAGE_IPS_TRUNCATED = 'UsageIpsTruncated';
@@ -55,8 +56,11 @@ export type UsageIpsTruncated = {
 };
 /** One line of a sweep's report: what kind, how many items erased. */
 export interface SweepItem {
-  /** `usage_ip_days`: UTC days whose usage data key (the log's sealed IP addresses and user agents) was destroyed. */
-  kind: 'biometric_subjects' | 'document_files' | 'signed_documents' | 'usage_ip_rows' | 'usage_ip_days';
+  /**
+   * `usage_ip_days`: UTC days whose usage data key (the log's sealed IP addresses and user agents) was
+   * destroyed; `usage_exports`: export files with details of calls past `usage_ip_days`, deleted.
+   */
+  kind: 'biometric_subjects' | 'document_files' | 'signed_documents' | 'usage_ip_rows' | 'usage_ip_days' | 'usage_exports';
   count: number;
 }
 export type PrivacyRetentionSwept = { type: typeof PRIVACY_RETENTION_SWEPT; data: { tenant_id: string; swept_at: string; items: SweepItem[] } };
@@ -235,6 +239,27 @@ export async function destroyUsageDayKeys(erasure: Pick<ErasureDeps, 'destroyKey
 }
 
 /**
+ * Deletes the tenant's completed usage export files made with `include_details` whose range starts before
+ * `before` (they hold full IP addresses and user agents of calls past `usage_ip_days`, while the plan's
+ * export history may keep them up to 365 days): blob deleted, `UsageExportExpired` appended (the export
+ * reads `expired`; a new export of the range has truncated addresses). Idempotent.
+ * @returns how many files were deleted.
+ */
+async function expireDetailedExports(deps: RetentionDeps, tenantId: string, before: string, now: number): Promise<number> {
+  const docs = await (await deps.readModels.collection('usage_exports', { indexes: [['tenant_id', 'requested_at']] })).find({ tenant_id: tenantId });
+  let n = 0;
+  for (const d of docs) {
+    if (d.status !== 'completed' || d.include_details !== true || typeof d.blob_key !== 'string' || !(String(d.start) < before)) continue;
+    await deps.blobs.delete(d.blob_key);
+    const expired = { type: 'UsageExportExpired', data: { export_id: String(d.export_id), tenant_id: tenantId, expired_at: new Date(now).toISOString() } };
+    await deps.erasure.events.append(exportStream(String(d.export_id)), [{ ...expired, metadata: { tenant_id: tenantId } }]);
+    n += 1;
+  }
+  if (n) await deps.erasure.catchUp();
+  return n;
+}
+
+/**
  * Erases what outlived the tenant's periods at `now` (epoch ms): biometric subjects through
  * {@link eraseSubject} (the same path as `POST /v1/privacy/erasures`), signing working files and finalized
  * documents, and the IP addresses of older usage rows (an `UsageIpsTruncated` over the rows not yet
@@ -285,6 +310,9 @@ export async function sweepTenant(deps: RetentionDeps, tenantId: string, plan: P
     // The log's copies: the usage data keys of the days wholly before the cutoff are destroyed.
     const days = await destroyUsageDayKeys(deps.erasure, deps.readModels, tenantId, from, before, new Date(now).toISOString());
     if (days) items.push({ kind: 'usage_ip_days', count: days });
+    // Export files with details (full addresses) of calls before the cutoff: deleted, the export reads expired.
+    const files = await expireDetailedExports(deps, tenantId, before, now);
+    if (files) items.push({ kind: 'usage_exports', count: files });
   }
 
   if (items.length) {

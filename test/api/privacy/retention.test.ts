@@ -101,6 +101,16 @@ describe('the daily sweep', () => {
   it('truncates the IP addresses of usage rows older than 90 days and keeps the newer ones', async () => {
     const t0 = clock.now();
     for (let i = 0; i < 3; i++) expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(200);
+    // Exports of the first day, with details (full addresses) and without.
+    const exportOf = async (include_details: boolean) => {
+      const first = new Date(t0).toISOString().slice(0, 10);
+      const r = await json('POST', '/v1/usage/export', admin, { format: 'csv', start_date: first, end_date: first, include_details });
+      expect(r.status, r.text).toBe(202);
+      await waitFor(async () => (await json('GET', `/v1/usage/export/${r.body.export_id}`, admin)).body.status === 'completed', 60_000, 'export');
+      return r.body.export_id as string;
+    };
+    const detailed = await exportOf(true);
+    const plain = await exportOf(false);
     await advanceAndSweep(60 * DAY);
     for (let i = 0; i < 2; i++) expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(200);
     await advanceAndSweep(31 * DAY); // the first calls are 91 days old, the later ones 31
@@ -115,7 +125,10 @@ describe('the daily sweep', () => {
     for (const r of recent.data) expect(r.ip_address).toBe('127.0.0.1');
     const view = (await json('GET', '/v1/privacy/retention', admin)).body.data;
     expect(view.usage_ips_truncated_before).toBe(new Date(clock.now() - 90 * DAY).toISOString());
-    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'usage_ip_rows' }), { kind: 'usage_ip_days', count: 1 }]));
+    expect(view.last_sweep.items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'usage_ip_rows' }), { kind: 'usage_ip_days', count: 1 }, { kind: 'usage_exports', count: 1 }]));
+    // The export file with the first day's full addresses is deleted; the one without details stays.
+    expect((await json('GET', `/v1/usage/export/${detailed}`, admin)).body.status).toBe('expired');
+    expect((await json('GET', `/v1/usage/export/${plain}`, admin)).body.status).toBe('completed');
     // The log's copies: the first day's usage events read erased (its usage data key destroyed: addresses
     // '' and user agents null on replay), the later day's still open.
     const usage = (await s.ctx.events.readStream(`usage-${tenant}`)).events.filter((e) => e.type === 'ApiCallsRecorded');
