@@ -43,6 +43,8 @@ export interface EfirmaPageMessages {
   noScript: string;
   /** Error heading shown before the reason. */
   refused: string;
+  /** Page of a typed/drawn form posted for an e.firma signer (`efirma_required`): heading and text. */
+  typedRefused: [string, string];
   errors: Record<EfirmaPageError, string>;
 }
 
@@ -58,6 +60,7 @@ export const EFIRMA_PAGE_MESSAGES: Record<Language, EfirmaPageMessages> = {
     working: 'Verificando tu certificado y firmando…',
     noScript: 'Para firmar con e.firma tu navegador necesita JavaScript activado.',
     refused: 'No se firmó el documento.',
+    typedRefused: ['Este documento se firma con e.firma', 'Quien envió el documento pidió que lo firmes con tu e.firma del SAT. Vuelve a abrir tu enlace y usa «Firmar con e.firma».'],
     errors: {
       unsupported: 'Tu navegador no puede firmar con e.firma (le falta Web Crypto). Usa una versión reciente de Chrome, Edge, Firefox o Safari.',
       choose_files: 'Elige tu certificado (.cer) y tu clave privada (.key).',
@@ -94,6 +97,7 @@ export const EFIRMA_PAGE_MESSAGES: Record<Language, EfirmaPageMessages> = {
     working: 'Checking your certificate and signing…',
     noScript: 'Signing with e.firma needs JavaScript enabled in your browser.',
     refused: 'The document was not signed.',
+    typedRefused: ['This document is signed with e.firma', 'The sender asked you to sign with your SAT e.firma. Open your link again and use "Sign with e.firma".'],
     errors: {
       unsupported: 'Your browser cannot sign with e.firma (it lacks Web Crypto). Use a recent Chrome, Edge, Firefox or Safari.',
       choose_files: 'Choose your certificate (.cer) and your private key (.key).',

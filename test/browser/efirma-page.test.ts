@@ -104,8 +104,12 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
       'Contrato de crédito simple',
     );
 
-    // Signer 1, desktop.
+    // Signer 1, desktop. What the page sends is recorded: the certificate, then only the signature value.
     const desk = await openPage(await invitation('ana@example.com'), 1280);
+    const sent: { url: string; body: Record<string, unknown> }[] = [];
+    desk.on('request', (r) => {
+      if (r.method() === 'POST') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> });
+    });
     expect(await desk.getByRole('heading', { name: 'Firmar con e.firma' }).count()).toBe(1);
     expect(await desk.getByLabel('Tu nombre completo, como firma').count()).toBe(0); // no typed/drawn form for an e.firma signer
     await fill(desk, people.ana!, people.ana!, people.ana!.password);
@@ -114,6 +118,15 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
     timings.push(await signAndWait(desk));
     await desk.screenshot({ path: join(ARTIFACTS, 'efirma-signed-es-1280.png') });
     await desk.close();
+    expect(sent.map((x) => [new URL(x.url).pathname, Object.keys(x.body).sort()])).toEqual([
+      [`/sign/${id}/efirma/prepare`, ['certificate', 't']],
+      [`/sign/${id}/efirma/complete`, ['consent', 'prepare_id', 'signature', 't']],
+    ]);
+    expect(sent[0]!.body.certificate).toBe(people.ana!.cer.toString('base64'));
+    const everything = JSON.stringify(sent);
+    expect(everything).not.toContain(people.ana!.password);
+    expect(everything).not.toContain(people.ana!.key.toString('base64').slice(40, 100));
+    expect(Buffer.from(String(sent[1]!.body.signature), 'base64').length).toBe(256); // RSA-2048 signature value, nothing else
 
     // Signer 2, phone.
     const phone = await openPage(await invitation('mario@example.com'), 390);

@@ -147,6 +147,7 @@ describe('e.firma signers: creation and the page', () => {
     const t = new URL(s.url + link).searchParams.get('t')!;
     const typed = await fetch(`${s.url}/sign/${created.document_id}/sign`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ t, consent: 'yes', method: 'typed', typed_name: 'Teresa' }).toString() });
     expect(typed.status).toBe(409);
+    expect(await typed.text()).toContain('Este documento se firma con e.firma');
     const after = ((await (await s.fetch(`/v1/signing/documents/${created.document_id}`, { key })).json()) as any).data;
     expect(after.signers[0].status).toBe('sent');
 

@@ -13,6 +13,7 @@ import { SigningError } from '../../../../domain/signing/errors.ts';
 import { effectiveStatus, type DocumentState, type SignerState } from '../../../../domain/signing/document.ts';
 import { DEFAULT_LOCALE, formatDateTime, type Locale } from '../../../../domain/shared/locale.ts';
 import { SIGNING_MESSAGES } from '../../../../domain/signing/messages.ts';
+import { EFIRMA_PAGE_MESSAGES } from '../../../../domain/signing/messages-efirma.ts';
 import { unprintableCharacters } from '../../../../domain/signing/fonts.ts';
 import { assertSignerMayAct } from '../../../../domain/signing/decide.ts';
 import { renderMessagePage, renderPreviewPage, renderSigningPage } from './page-render.ts';
@@ -40,7 +41,7 @@ function page(reply: FastifyReply, status: number, html: string, nonce: string) 
 function errorPage(reply: FastifyReply, error: unknown, nonce: string, branding?: Branding, locale: Locale = DEFAULT_LOCALE) {
   if (!(error instanceof SigningError)) throw error;
   const m = SIGNING_MESSAGES[locale.language].page;
-  const [heading, text] = (m.errors as Partial<Record<string, [string, string]>>)[error.code] ?? [m.genericError, error.message];
+  const [heading, text] = (m.errors as Partial<Record<string, [string, string]>>)[error.code] ?? (error.code === 'efirma_required' ? EFIRMA_PAGE_MESSAGES[locale.language].typedRefused : [m.genericError, error.message]);
   const status = error.code === 'invalid_link' ? 403 : error.code === 'document_not_found' ? 404 : error.status;
   return page(reply, status, renderMessagePage({ title: heading, nonce, heading, text, branding, locale }), nonce);
 }
