@@ -4,7 +4,9 @@
  * the returned value (RFC 5652 5.3-5.4, ETSI EN 319 122-1 5.2 CAdES-B-B as PAdES requires).
  *
  * Unlike Sello's own seal (`pades.ts`, time in the dictionary's `/M` only) these carry a signing-time
- * attribute: the signer's software signs it, so the claimed time is under the signer's signature.
+ * attribute, as issue 29 asks: the claimed time is then under the signer's own signature. EN 319 142-1's
+ * baseline profile wants the claimed time in `/M` rather than in signing-time (the reason `pades.ts` leaves
+ * it out), so a validator applying that profile strictly may remark on it; `/M` carries the same time.
  */
 import { createHash, createPublicKey, constants, verify as cryptoVerify } from 'node:crypto';
 import * as asn1js from 'asn1js';
@@ -70,15 +72,22 @@ function parseSignedAttributes(der: Buffer): pkijs.SignedAndUnsignedAttributes {
  * key and returns the CMS ContentInfo DER: SignedData v1, detached id-data, digest SHA-256, one SignerInfo
  * (issuerAndSerialNumber, sha256WithRSAEncryption) carrying exactly the given attribute bytes, certificates
  * `[certificate, ...chain]`.
- * @throws SigningError `efirma_signature_invalid` (422) when the value does not verify, the key is not RSA,
- *   or the attributes are unreadable or name another certificate (signing-certificate-v2 hash).
+ * @throws SigningError `efirma_signature_invalid` (422) when the value does not verify, the certificate is
+ *   unreadable or its key is not RSA, or the attributes are unreadable or name another certificate
+ *   (signing-certificate-v2 hash); `details.reason` says which.
  */
 export function assembleCms(o: { signedAttributes: Buffer; signature: Buffer; certificate: Buffer; chain: Buffer[] }): Buffer {
   const invalid = (reason: string): never => {
     throw new SigningError('efirma_signature_invalid', 'The e.firma signature does not verify with the certificate; nothing was signed', { reason });
   };
-  const cert = pkijs.Certificate.fromBER(toAB(o.certificate));
-  const key = createPublicKey({ key: Buffer.from(cert.subjectPublicKeyInfo.toSchema().toBER(false)), format: 'der', type: 'spki' });
+  let cert: pkijs.Certificate;
+  let key: ReturnType<typeof createPublicKey>;
+  try {
+    cert = pkijs.Certificate.fromBER(toAB(o.certificate));
+    key = createPublicKey({ key: Buffer.from(cert.subjectPublicKeyInfo.toSchema().toBER(false)), format: 'der', type: 'spki' });
+  } catch {
+    return invalid('the certificate is unreadable');
+  }
   if (key.asymmetricKeyType !== 'rsa') invalid('the certificate key is not RSA');
   let attrs: pkijs.SignedAndUnsignedAttributes;
   try {

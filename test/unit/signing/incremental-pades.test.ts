@@ -1,60 +1,45 @@
 /**
- * Incremental PAdES (domain/signing/incremental, issue 29): two signers sign a PDF in turn, each signature an
- * incremental update, the signed attributes signed with node:crypto as the browser does with the e.firma key;
- * then Sello's seal (B-T), the DSS (B-LT) and a document time-stamp (B-LTA).
+ * Incremental PAdES (domain/signing/incremental, issue 29): two e.firma signers sign a PDF in turn, each
+ * signature an incremental update, the signed attributes signed with node:crypto as the browser does with
+ * the decrypted `.key`; then Sello's seal (B-T), the DSS (B-LT) and a document time-stamp (B-LTA).
  * Debian's `pdfsig` and `qpdf --check` judge the files (skipped with a printed reason when absent).
- * Everything is made here: a CA, two signer certificates, the seal's certificate and OCSP responses with the
- * openssl CLI, an RFC 3161 TSA answering with `openssl ts -reply`, the PDF with pdf-lib.
+ * Everything is made here: the SAT-shaped test PKI of test/helpers/efirma-pki.ts (root, intermediate,
+ * FIEL certificates, `openssl ocsp` responder, `openssl ts -reply` TSA), the PDF with pdf-lib.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash, createPrivateKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFRef, StandardFonts, decodePDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
 import { addDocumentTimestamp, addDss, addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase } from '../../../domain/signing/incremental/index.ts';
 import { checkSignature, derPrefix, findSignatures, type PadesKey } from '../../../domain/signing/pades.ts';
 import { SigningError } from '../../../domain/signing/errors.ts';
+import { createTestPki, haveOpenssl, type LocalService, type TestPki, type TestSigner } from '../../helpers/efirma-pki.ts';
 
-const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
-const havePdfsig = spawnSync('pdfsig', ['-v']).status !== null && spawnSync('which', ['pdfsig']).status === 0;
+const havePdfsig = spawnSync('which', ['pdfsig']).status === 0;
 const haveQpdf = spawnSync('qpdf', ['--version']).status === 0;
 if (!haveOpenssl) console.log('skip: openssl is not installed (the test PKI is made with it)');
-if (!havePdfsig) console.log('skip pdfsig checks: pdfsig (poppler-utils) is not installed');
+if (!havePdfsig) console.log('skip pdfsig checks: `which pdfsig` finds nothing (Debian: poppler-utils)');
 if (!haveQpdf) console.log('skip qpdf checks: qpdf is not installed');
 
 const dir = mkdtempSync(join(tmpdir(), 'sello-incremental-'));
 const o = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 
-interface TestCert {
+/** A certificate holder with the key decrypted (what the signing page does with the `.key` and password). */
+interface Holder {
   cn: string;
   der: Buffer;
   pem: string;
-  key: ReturnType<typeof createPrivateKey>;
+  key: KeyObject;
   keyPkcs8: Buffer;
 }
 
-/** A certificate issued by the test CA (`ca` = the CA itself). */
-function makeCert(name: string, cn: string, ca = false): TestCert {
-  if (ca) {
-    o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '30', '-utf8', '-subj', `/CN=${cn}/O=Sello pruebas/C=MX`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-  } else {
-    o(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-utf8', '-subj', `/CN=${cn}/C=MX`]);
-    writeFileSync(join(dir, `${name}.ext`), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
-    o(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
-  }
-  const key = createPrivateKey(readFileSync(join(dir, `${name}.key`)));
-  return {
-    cn,
-    der: o(['x509', '-in', `${name}.pem`, '-outform', 'DER']),
-    pem: join(dir, `${name}.pem`),
-    key,
-    keyPkcs8: key.export({ format: 'der', type: 'pkcs8' }) as Buffer,
-  };
+function holder(s: TestSigner): Holder {
+  const key = createPrivateKey({ key: s.key, format: 'der', type: 'pkcs8', passphrase: s.password });
+  return { cn: s.name, der: s.cer, pem: s.pemPath, key, keyPkcs8: key.export({ format: 'der', type: 'pkcs8' }) as Buffer };
 }
 
 async function makePdf(pages: number, useObjectStreams = false): Promise<Buffer> {
@@ -65,7 +50,7 @@ async function makePdf(pages: number, useObjectStreams = false): Promise<Buffer>
 }
 
 /** What the signing page does with the e.firma key: RSASSA-PKCS1-v1_5 SHA-256 over the DER signed attributes. */
-async function signAsBrowser(pdf: Buffer, signer: TestCert, chain: Buffer[], fieldName: string, page: number, rect: [number, number, number, number], signingTime: Date): Promise<Buffer> {
+async function signAsBrowser(pdf: Buffer, signer: Holder, chain: Buffer[], fieldName: string, page: number, rect: [number, number, number, number], signingTime: Date): Promise<Buffer> {
   const p = await addSignaturePlaceholder(pdf, { fieldName, page, rect, name: signer.cn, reason: 'Firma del contrato', location: 'Ciudad de México', signingTime });
   const signedAttributes = buildSignedAttributes({ digest: p.digest, certificate: signer.der, signingTime });
   const signature = cryptoSign('sha256', signedAttributes, signer.key);
@@ -86,38 +71,13 @@ function qpdfCheck(pdf: Buffer, name: string): { status: number | null; output: 
   return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 
-/** A DER OCSPResponse about `cert` from the CA itself (`openssl ocsp -index`, no server needed). */
-function ocspResponse(cert: TestCert, name: string): Buffer {
-  const serial = String(o(['x509', '-in', cert.pem, '-noout', '-serial'])).trim().replace(/^serial=/, '');
-  const subject = String(o(['x509', '-in', cert.pem, '-noout', '-subject', '-nameopt', 'compat'])).trim().replace(/^subject=/, '');
-  writeFileSync(join(dir, `${name}.index`), `V\t301231000000Z\t\t${serial}\tunknown\t${subject}\n`);
-  o(['ocsp', '-issuer', 'ca.pem', '-cert', cert.pem, '-no_nonce', '-reqout', `${name}.ocspreq`]);
-  o(['ocsp', '-index', `${name}.index`, '-rsigner', 'ca.pem', '-rkey', 'ca.key', '-CA', 'ca.pem', '-ndays', '1', '-reqin', `${name}.ocspreq`, '-respout', `${name}.ocsp`]);
+/**
+ * A DER OCSPResponse about `cert` from the test PKI's responder (`openssl ocsp -url` as the client; run
+ * asynchronously: the responder is an HTTP server of this process).
+ */
+async function ocspResponse(cert: Holder, name: string): Promise<Buffer> {
+  await promisify(execFile)('openssl', ['ocsp', '-issuer', 'int.pem', '-cert', cert.pem, '-url', ocsp.url, '-no_nonce', '-noverify', '-respout', `${name}.ocsp`], { cwd: dir, timeout: 30_000 });
   return readFileSync(join(dir, `${name}.ocsp`));
-}
-
-// TODO(H1): replace with startTsa() of test/helpers/efirma-pki.ts once it is committed.
-let tsa: Server | undefined;
-let tsaUrl = '';
-async function startTsa(): Promise<void> {
-  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.crt', '-days', '2', '-subj', '/CN=Sello test TSA',
-    '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'basicConstraints=CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature']);
-  writeFileSync(join(dir, 'tsa-serial'), '01\n');
-  writeFileSync(join(dir, 'tsa.cnf'), `[ tsa ]\ndefault_tsa = tsa1\n[ tsa1 ]\ndir = ${dir}\nserial = $dir/tsa-serial\ncrypto_device = builtin\nsigner_cert = $dir/tsa.crt\nsigner_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha384, sha512\naccuracy = secs:1\nordering = no\ntsa_name = no\ness_cert_id_chain = no\ness_cert_id_alg = sha256\ncerts = $dir/tsa.crt\n`);
-  let n = 0;
-  tsa = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      n++;
-      writeFileSync(join(dir, `q${n}.tsq`), Buffer.concat(chunks));
-      const p = spawnSync('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', join(dir, `q${n}.tsq`), '-out', join(dir, `r${n}.tsr`)], { cwd: dir });
-      if (p.status !== 0) res.writeHead(500).end(String(p.stderr));
-      else res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(join(dir, `r${n}.tsr`)));
-    });
-  });
-  await new Promise<void>((resolve) => tsa!.listen(0, '127.0.0.1', () => resolve()));
-  tsaUrl = `http://127.0.0.1:${(tsa.address() as { port: number }).port}/tsa`;
 }
 
 /** The /Contents bytes of signature field `n` (0-based, AcroForm order). */
@@ -132,38 +92,48 @@ function block(out: string, n: number): string {
   return out.split(/^Signature #/m)[n] ?? '';
 }
 
-let ca: TestCert;
-let ana: TestCert;
-let beto: TestCert;
-let sello: TestCert;
+let pki: TestPki;
+let ocsp: LocalService;
+let tsa: LocalService & { certPath: string };
+let ana: Holder;
+let beto: Holder;
+let sello: Holder;
+/** The signers' chain above them: intermediate, root. */
+let chain: Buffer[];
 
 describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
   beforeAll(async () => {
-    ca = makeCert('ca', 'AC PRUEBAS SELLO', true);
-    ana = makeCert('ana', 'ANA MARÍA LÓPEZ PÉREZ');
-    beto = makeCert('beto', 'ROBERTO GÓMEZ DÍAZ');
-    sello = makeCert('sello', 'Sello Firma Electronica Pruebas');
-    await startTsa();
+    pki = createTestPki();
+    ana = holder(pki.makeSigner({ name: 'ANA MARÍA LÓPEZ PÉREZ', rfc: 'LOPA800101AB1', curp: 'LOPA800101MDFPRN09' }));
+    beto = holder(pki.makeSigner({ name: 'ROBERTO GÓMEZ DÍAZ', rfc: 'GODR750505XY2', curp: 'GODR750505HDFMZB02' }));
+    sello = holder(pki.makeSigner({ name: 'SELLO FIRMA ELECTRONICA PRUEBAS', rfc: 'SFE200101AB1', curp: 'SFEX200101HDFLLL01' }));
+    chain = [pki.intermediateDer, pki.rootDer];
+    writeFileSync(join(dir, 'int.der'), pki.intermediateDer);
+    o(['x509', '-inform', 'DER', '-in', 'int.der', '-out', 'int.pem']);
+    ocsp = await pki.startOcsp();
+    tsa = await pki.startTsa();
   });
   afterAll(async () => {
-    await new Promise((r) => (tsa ? tsa.close(r) : r(undefined)));
+    await ocsp?.stop();
+    await tsa?.stop();
+    pki?.cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('signer 1, signer 2, seal (B-T), DSS (B-LT), document time-stamp (B-LTA): pdfsig and qpdf accept the result', async () => {
     const base = await toIncrementalBase(await makePdf(2));
-    const one = await signAsBrowser(base, ana, [ca.der], 'efirma_ana', 1, [50, 50, 250, 110], new Date('2026-03-01T10:00:00Z'));
-    const two = await signAsBrowser(one, beto, [ca.der], 'efirma_beto', 2, [300, 50, 500, 110], new Date('2026-03-01T11:00:00Z'));
-    const tsaOptions = { url: tsaUrl, timeoutMs: 10_000, attempts: 1 };
-    const key: PadesKey = { certificate: sello.der, chain: [ca.der], privateKeyPkcs8: sello.keyPkcs8, subjectName: sello.cn };
+    const one = await signAsBrowser(base, ana, chain, 'efirma_ana', 1, [50, 50, 250, 110], new Date('2026-03-01T10:00:00Z'));
+    const two = await signAsBrowser(one, beto, chain, 'efirma_beto', 2, [300, 50, 500, 110], new Date('2026-03-01T11:00:00Z'));
+    const tsaOptions = { url: tsa.url, timeoutMs: 10_000, attempts: 1 };
+    const key: PadesKey = { certificate: sello.der, chain, privateKeyPkcs8: sello.keyPkcs8, subjectName: sello.cn };
     const sealed = await sealIncremental(two, key, { reason: 'Sello: documento doc_123 finalizado', signingTime: new Date('2026-03-01T12:00:00Z'), tsa: tsaOptions });
     expect(sealed.subarray(0, two.length).equals(two)).toBe(true);
-    const tsaDer = o(['x509', '-in', 'tsa.crt', '-outform', 'DER']);
-    const ocspAna = ocspResponse(ana, 'ana');
-    const ocspBeto = ocspResponse(beto, 'beto');
-    const lt = await addDss(sealed, { certificates: [ca.der, ana.der, beto.der, sello.der, tsaDer], ocspResponses: [ocspAna, ocspBeto] });
+    const tsaDer = o(['x509', '-in', tsa.certPath, '-outform', 'DER']);
+    const ocspAna = await ocspResponse(ana, 'ana');
+    const ocspBeto = await ocspResponse(beto, 'beto');
+    const lt = await addDss(sealed, { certificates: [...chain, ana.der, beto.der, sello.der, tsaDer, pki.responderDer], ocspResponses: [ocspAna, ocspBeto] });
     // A second store merges: nothing repeated.
-    const lt2 = await addDss(lt, { certificates: [ca.der], ocspResponses: [ocspAna] });
+    const lt2 = await addDss(lt, { certificates: [pki.rootDer], ocspResponses: [ocspAna] });
     const lta = await addDocumentTimestamp(lt2, tsaOptions);
     expect(lta.subarray(0, lt2.length).equals(lt2)).toBe(true);
 
@@ -173,15 +143,15 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     const bytesOf = (arr: PDFArray) => arr.asArray().map((r) => Buffer.from(decodePDFRawStream(doc.context.lookup(r) as PDFRawStream).decode()));
     const dssCerts = bytesOf(dss.lookup(PDFName.of('Certs'), PDFArray));
     const dssOcsps = bytesOf(dss.lookup(PDFName.of('OCSPs'), PDFArray));
-    expect(dssCerts.length).toBe(5);
+    expect(dssCerts.length).toBe(7);
     expect(dssOcsps.map((b) => b.toString('hex')).sort()).toEqual([ocspAna, ocspBeto].map((b) => b.toString('hex')).sort());
     const vri = dss.lookup(PDFName.of('VRI'), PDFDict);
     const vriOf = (n: number) => vri.lookup(PDFName.of(createHash('sha1').update(contentsOf(doc, n)).digest('hex').toUpperCase()), PDFDict);
     const certsIn = (d: PDFDict) => bytesOf(d.lookup(PDFName.of('Cert'), PDFArray)).map((b) => b.toString('hex')).sort();
-    expect(certsIn(vriOf(0))).toEqual([ca.der, ana.der].map((b) => b.toString('hex')).sort());
+    expect(certsIn(vriOf(0))).toEqual([...chain, ana.der].map((b) => b.toString('hex')).sort());
     expect(bytesOf(vriOf(0).lookup(PDFName.of('OCSP'), PDFArray))).toEqual([ocspAna]);
     expect(bytesOf(vriOf(1).lookup(PDFName.of('OCSP'), PDFArray))).toEqual([ocspBeto]);
-    expect(certsIn(vriOf(2))).toEqual([ca.der, sello.der, tsaDer].map((b) => b.toString('hex')).sort()); // the seal's chain and its signature time-stamp's TSA
+    expect(certsIn(vriOf(2))).toEqual([...chain, sello.der, tsaDer].map((b) => b.toString('hex')).sort()); // the seal's chain and its signature time-stamp's TSA
 
     // The document time-stamp: an RFC 3161 token over the SHA-256 of its byte range, accepted by openssl.
     const sigs = findSignatures(lta);
@@ -190,7 +160,7 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     expect(dts.byteRange[2] + dts.byteRange[3]).toBe(lta.length);
     const digest = createHash('sha256').update(lta.subarray(0, dts.byteRange[1])).update(lta.subarray(dts.byteRange[2])).digest('hex');
     writeFileSync(join(dir, 'dts.der'), derPrefix(contentsOf(doc, 3)));
-    const verify = spawnSync('openssl', ['ts', '-verify', '-in', join(dir, 'dts.der'), '-token_in', '-digest', digest, '-CAfile', join(dir, 'tsa.crt'), '-untrusted', join(dir, 'tsa.crt')], { encoding: 'utf8' });
+    const verify = spawnSync('openssl', ['ts', '-verify', '-in', join(dir, 'dts.der'), '-token_in', '-digest', digest, '-CAfile', tsa.certPath, '-untrusted', tsa.certPath], { encoding: 'utf8' });
     expect(`${verify.stdout}${verify.stderr}`).toContain('Verification: OK');
     // Our own verifier (what /v1/signing/verify runs) agrees on the three CAdES signatures.
     for (const sig of sigs.slice(0, 3)) expect((await checkSignature(lta, sig)).error).toBeNull();
@@ -206,7 +176,7 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
       const blocks = [1, 2, 3, 4].map((n) => block(out, n));
       expect(blocks[0]).toContain('Signer Certificate Common Name: ANA MARÍA LÓPEZ PÉREZ');
       expect(blocks[1]).toContain('Signer Certificate Common Name: ROBERTO GÓMEZ DÍAZ');
-      expect(blocks[2]).toContain('Signer Certificate Common Name: Sello Firma Electronica Pruebas');
+      expect(blocks[2]).toContain('Signer Certificate Common Name: SELLO FIRMA ELECTRONICA PRUEBAS');
       // The document time-stamp: poppler 22.12 (Debian 12) names its TSA but does not validate ETSI.RFC3161
       // ("Signature Type: unknown", "Unable to validate this type of signature"); openssl did above.
       expect(blocks[3]).toContain('Signature Field Name: DocTimeStamp');
@@ -230,9 +200,9 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     const original = await makePdf(2);
     const base = await toIncrementalBase(original);
     const t1 = new Date('2026-03-01T10:00:00Z');
-    const one = await signAsBrowser(base, ana, [ca.der], 'efirma_ana', 1, [50, 50, 250, 110], t1);
+    const one = await signAsBrowser(base, ana, chain, 'efirma_ana', 1, [50, 50, 250, 110], t1);
     expect(one.subarray(0, base.length).equals(base)).toBe(true);
-    const two = await signAsBrowser(one, beto, [ca.der], 'efirma_beto', 2, [300, 50, 500, 110], new Date('2026-03-01T11:00:00Z'));
+    const two = await signAsBrowser(one, beto, chain, 'efirma_beto', 2, [300, 50, 500, 110], new Date('2026-03-01T11:00:00Z'));
     expect(two.subarray(0, one.length).equals(one)).toBe(true);
     // The file is still a readable PDF with the content of the original.
     expect((await PDFDocument.load(two)).getPageCount()).toBe(2);
@@ -271,7 +241,7 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     await expect(addSignaturePlaceholder(original, { fieldName: 's', page: 1, rect: [0, 0, 0, 0], name: 'x', reason: 'x', signingTime: new Date() })).rejects.toThrow(/toIncrementalBase/);
     const base = await toIncrementalBase(original);
     expect(base.includes(Buffer.from('/ObjStm'))).toBe(false);
-    const signed = await signAsBrowser(base, ana, [ca.der], 'efirma_ana', 1, [0, 0, 0, 0], new Date());
+    const signed = await signAsBrowser(base, ana, chain, 'efirma_ana', 1, [0, 0, 0, 0], new Date());
     if (havePdfsig) {
       const out = pdfsig(signed, 'objstm.pdf');
       expect(out).toContain('Signature is Valid.');
@@ -286,7 +256,7 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     const byBeto = cryptoSign('sha256', signedAttributes, beto.key);
     let error: unknown;
     try {
-      assembleCms({ signedAttributes, signature: byBeto, certificate: ana.der, chain: [ca.der] });
+      assembleCms({ signedAttributes, signature: byBeto, certificate: ana.der, chain: chain });
     } catch (e) {
       error = e;
     }
