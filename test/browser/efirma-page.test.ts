@@ -107,6 +107,11 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
     // Signer 1, desktop. What the page sends is recorded: the certificate, then only the signature value.
     const desk = await openPage(await invitation('ana@example.com'), 1280);
     const sent: { url: string; body: Record<string, unknown> }[] = [];
+    const problems: string[] = [];
+    desk.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    desk.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
     desk.on('request', (r) => {
       if (r.method() === 'POST') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> });
     });
@@ -123,6 +128,8 @@ describe.skipIf(!HAVE_CHROMIUM || !haveOpenssl)('signing with e.firma in Chromiu
       [`/sign/${id}/efirma/complete`, ['consent', 'prepare_id', 'signature', 't']],
     ]);
     expect(sent[0]!.body.certificate).toBe(people.ana!.cer.toString('base64'));
+    // No script error and no CSP refusal (forge runs under the nonce without eval).
+    expect(problems).toEqual([]);
     const everything = JSON.stringify(sent);
     expect(everything).not.toContain(people.ana!.password);
     expect(everything).not.toContain(people.ana!.key.toString('base64').slice(40, 100));
