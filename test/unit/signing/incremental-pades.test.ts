@@ -250,6 +250,30 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     if (haveQpdf) expect(qpdfCheck(signed, 'objstm.pdf').status).toBe(0);
   });
 
+  it('a PDF with a form keeps its AcroForm entries and fields; a third signer adds a third field', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const field = doc.getForm().createTextField('nombre');
+    field.setText('Ana María');
+    field.addToPage(doc.getPage(0), { x: 50, y: 700, width: 200, height: 20 });
+    const base = await toIncrementalBase(Buffer.from(await doc.save({ useObjectStreams: false })));
+    const keysBefore = (await PDFDocument.load(base)).catalog.lookup(PDFName.of('AcroForm'), PDFDict).keys().map(String);
+    let pdf = base;
+    for (const [i, who] of [ana, beto, sello].entries()) pdf = await signAsBrowser(pdf, who, chain, `firma_${i + 1}`, 1, [50 + i * 150, 50, 190 + i * 150, 100], new Date());
+    const after = await PDFDocument.load(pdf);
+    const acro = after.catalog.lookup(PDFName.of('AcroForm'), PDFDict);
+    expect(acro.keys().map(String)).toEqual(expect.arrayContaining(keysBefore));
+    expect(after.getForm().getFields().map((f) => f.getName())).toEqual(['nombre', 'firma_1', 'firma_2', 'firma_3']);
+    expect(after.getForm().getTextField('nombre').getText()).toBe('Ana María');
+    expect(after.getPage(0).node.Annots()!.size()).toBe(4);
+    if (havePdfsig) {
+      const out = pdfsig(pdf, 'form.pdf');
+      expect(out.match(/Signature is Valid\./g)?.length).toBe(3);
+      expect(out.match(/Not total document signed/g)?.length).toBe(2);
+    }
+    if (haveQpdf) expect(qpdfCheck(pdf, 'form.pdf').status).toBe(0);
+  });
+
   it('assembleCms refuses a signature made with another key (efirma_signature_invalid, 422)', async () => {
     const p = await addSignaturePlaceholder(await toIncrementalBase(await makePdf(1)), { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: ana.cn, reason: 'r', signingTime: new Date() });
     const signedAttributes = buildSignedAttributes({ digest: p.digest, certificate: ana.der, signingTime: new Date() });
