@@ -274,6 +274,28 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     if (haveQpdf) expect(qpdfCheck(pdf, 'form.pdf').status).toBe(0);
   });
 
+  it('addDss stores CRLs and names them in the VRI of the signatures their issuer certified; refuses items that are not what they claim', async () => {
+    // A CRL of the signers' issuer (the test PKI's intermediate key), made with `openssl ca -gencrl` on a database of our own.
+    writeFileSync(join(dir, 'crl-index.txt'), '');
+    writeFileSync(join(dir, 'crl.cnf'), `[ ca ]\ndefault_ca = crl\n[ crl ]\ndatabase = ${dir}/crl-index.txt\ncrlnumber = ${dir}/crlnumber\ndefault_md = sha256\ndefault_crl_days = 1\n`);
+    writeFileSync(join(dir, 'crlnumber'), '01\n');
+    o(['ca', '-gencrl', '-config', 'crl.cnf', '-keyfile', join(pki.dir, 'int.key'), '-cert', 'int.pem', '-out', 'int.crl']);
+    const crl = o(['crl', '-in', 'int.crl', '-outform', 'DER']);
+    const signed = await signAsBrowser(await toIncrementalBase(await makePdf(1)), ana, chain, 'efirma_ana', 1, [0, 0, 0, 0], new Date());
+    const lt = await addDss(signed, { certificates: chain, ocspResponses: [], crls: [crl] });
+    const doc = await PDFDocument.load(lt);
+    const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+    const entry = dss.lookup(PDFName.of('VRI'), PDFDict).lookup(PDFName.of(createHash('sha1').update(contentsOf(doc, 0)).digest('hex').toUpperCase()), PDFDict);
+    const crlRef = dss.lookup(PDFName.of('CRLs'), PDFArray).get(0);
+    expect(Buffer.from(decodePDFRawStream(doc.context.lookup(crlRef) as PDFRawStream).decode())).toEqual(crl);
+    expect(entry.lookup(PDFName.of('CRL'), PDFArray).asArray()).toEqual([crlRef]);
+    expect(entry.get(PDFName.of('OCSP'))).toBeUndefined();
+    if (havePdfsig) expect(pdfsig(lt, 'crl.pdf')).toContain('Signature is Valid.');
+    await expect(addDss(signed, { certificates: [], ocspResponses: [ana.der] })).rejects.toThrow(/ocspResponses\[0\] is not a successful DER OCSPResponse/);
+    await expect(addDss(signed, { certificates: [crl], ocspResponses: [] })).rejects.toThrow(/certificates\[0\] is not a DER X.509 certificate/);
+    await expect(addDss(signed, { certificates: [], ocspResponses: [], crls: [ana.der] })).rejects.toThrow(/crls\[0\] is not a DER CRL/);
+  });
+
   it('assembleCms refuses a signature made with another key (efirma_signature_invalid, 422)', async () => {
     const p = await addSignaturePlaceholder(await toIncrementalBase(await makePdf(1)), { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: ana.cn, reason: 'r', signingTime: new Date() });
     const signedAttributes = buildSignedAttributes({ digest: p.digest, certificate: ana.der, signingTime: new Date() });
