@@ -64,9 +64,10 @@ export interface EventClassification {
 /**
  * Key id of a data subject: `<kind>:<tenant id>:<id>`. Kinds: `subject` (a face/fingerprint subject id
  * chosen by the tenant: all its templates share one key), `signing` (one signing document, its signers
- * included). Usage IP addresses have keys per tenant and UTC day: `domain/usage/usage.ts` `usageDayKeyId`.
+ * included), `tenant` (id `profile`: the tenant's and its API keys' names, destroyed by off-boarding). Usage
+ * IP addresses have keys per tenant and UTC day: `domain/usage/usage.ts` `usageDayKeyId`.
  */
-export function subjectKeyId(kind: 'subject' | 'signing', tenantId: string, id: string): string {
+export function subjectKeyId(kind: 'subject' | 'signing' | 'tenant', tenantId: string, id: string): string {
   return `${kind}:${tenantId}:${id}`;
 }
 
@@ -95,6 +96,12 @@ const chainedSigning = { context: 'signing', chainHash: signingChain } as const;
 const sealedSigning = { ...chainedSigning, subject: signingSubject } as const;
 
 const base = { at: N, prev_hash: N } as const;
+
+/** The tenant's and its keys' names: one key per tenant (`tenant:<tenant>:profile`), destroyed by off-boarding. */
+const tenantProfileSubject = (e: SubjectSource): string | null => {
+  const t = tenantOf(e);
+  return t ? subjectKeyId('tenant', t, 'profile') : null;
+};
 
 /**
  * Usage batches (`ApiCallsRecorded` with `personal_strings`): one key per tenant and UTC day of the calls
@@ -237,14 +244,16 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   UsageIpsTruncated: { context: 'privacy', fields: { tenant_id: N, from: N, before: N, ipv4_prefix: N, ipv6_prefix: N, truncated_at: N } },
   PrivacyOffboardingRequested: { context: 'privacy', fields: { offboarding_id: N, tenant_id: N, requested_at: N } },
   PrivacyOffboardingCompleted: { context: 'privacy', fields: { offboarding_id: N, tenant_id: N, completed_at: N, items: N } },
+  PrivacyTenantProfileErased: { context: 'privacy', fields: { offboarding_id: N, tenant_id: N, erased_at: N } },
 
   // --- tenancy (domain/tenancy/tenancy.ts)
-  TenantCreated: { context: 'tenancy', fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
+  TenantCreated: { context: 'tenancy', subject: tenantProfileSubject, fields: { tenant_id: N, name: personal('[erased]'), plan: N, created_at: N } },
   TenantPlanChanged: { context: 'tenancy', fields: { tenant_id: N, plan: N, changed_at: N } },
   TenantLocaleSet: { context: 'tenancy', fields: { tenant_id: N, language: N, time_zone: N, set_at: N } },
   TenantLimitsSet: { context: 'tenancy', fields: { tenant_id: N, requests_per_minute: N, concurrent_requests: N, set_at: N } },
   ApiKeyCreated: {
     context: 'tenancy',
+    subject: tenantProfileSubject,
     fields: { key_id: N, tenant_id: N, key_hash: N, hint: N, permissions: N, test: N, name: personal(null), created_at: N },
   },
   ApiKeyRevoked: { context: 'tenancy', fields: { key_id: N, tenant_id: N, revoked_at: N } },

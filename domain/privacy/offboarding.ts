@@ -23,14 +23,22 @@ import { eraseSubject, type ErasureDeps } from './erasure.ts';
 import { IPV4_PREFIX, IPV6_PREFIX } from './ip-truncation.ts';
 import { USAGE_IPS_TRUNCATED, destroyUsageDayKeys, getRetention, retentionStream, type UsageIpsTruncated } from './retention.ts';
 import { USAGE_DAY_MS } from '../usage/usage.ts';
+import { subjectKeyId } from './classification.ts';
 import type { PlanName } from '../plans/plans.ts';
 
 export const PRIVACY_OFFBOARDING_REQUESTED = 'PrivacyOffboardingRequested';
 export const PRIVACY_OFFBOARDING_COMPLETED = 'PrivacyOffboardingCompleted';
+/**
+ * The tenant's profile key (`tenant:<tenant>:profile`: the tenant's name in `TenantCreated`, its keys' names
+ * in `ApiKeyCreated`) was destroyed by an off-boarding: the `tenants` and `api_keys` projections scrub the
+ * rows they copied (a replay reads the events as erased anyway).
+ */
+export const PRIVACY_TENANT_PROFILE_ERASED = 'PrivacyTenantProfileErased';
+export type PrivacyTenantProfileErased = { type: typeof PRIVACY_TENANT_PROFILE_ERASED; data: { offboarding_id: string; tenant_id: string; erased_at: string } };
 
 /** One line of an off-boarding receipt. */
 export interface OffboardingItem {
-  kind: 'biometric_subjects' | 'signing_documents' | 'blobs' | 'usage_ip_rows' | 'api_keys';
+  kind: 'biometric_subjects' | 'signing_documents' | 'blobs' | 'usage_ip_rows' | 'api_keys' | 'tenant_profile';
   /** Where: `event_log`, `read_models`, `vector_index`, `key_store`, `blob_store`. */
   stores: string[];
   count: number;
@@ -139,12 +147,21 @@ export async function offboardTenant(deps: OffboardingDeps, input: { tenantId: s
   for (const keyId of keys) await deps.revokeKey(tenantId, keyId);
   await deps.erasure.catchUp();
 
+  // The tenant's and its keys' names: their key destroyed, the read models' copies scrubbed.
+  const profileAt = iso();
+  const profileKeys = await deps.erasure.destroyKeys(subjectKeyId('tenant', tenantId, 'profile'), profileAt);
+  const p: PrivacyTenantProfileErased = { type: PRIVACY_TENANT_PROFILE_ERASED, data: { offboarding_id: id, tenant_id: tenantId, erased_at: profileAt } };
+  await events.append(offboardingStream(tenantId), [{ ...p, metadata: meta }]);
+  await deps.erasure.catchUp();
+  await deps.readModels.forget(['tenants', 'api_keys']);
+
   const items: OffboardingItem[] = [
     { kind: 'biometric_subjects', stores: ['event_log', 'read_models', 'vector_index', 'key_store'], count: subjects.length },
     { kind: 'signing_documents', stores: ['read_models', 'blob_store'], count: documents.length },
     { kind: 'blobs', stores: ['blob_store'], count: blobs },
     { kind: 'usage_ip_rows', stores: ['event_log', 'read_models', 'key_store'], count: ipRows },
     { kind: 'api_keys', stores: ['read_models'], count: keys.length },
+    { kind: 'tenant_profile', stores: ['event_log', 'read_models', 'key_store'], count: profileKeys.length },
   ];
   const c: PrivacyOffboardingCompleted = { type: PRIVACY_OFFBOARDING_COMPLETED, data: { offboarding_id: id, tenant_id: tenantId, completed_at: iso(), items } };
   await events.append(offboardingStream(tenantId), [{ ...c, metadata: meta }]);

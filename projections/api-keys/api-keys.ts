@@ -3,6 +3,7 @@ import type { Collection, ReadModelStore } from '../../infra/ports/read-models.t
 import type { ApiKeyCreated, ApiKeyRevoked } from '../../domain/tenancy/tenancy.ts';
 import type { Projection } from '../projection.ts';
 import type { Permission } from '../../domain/tenancy/api-key.ts';
+import { PRIVACY_TENANT_PROFILE_ERASED, type PrivacyTenantProfileErased } from '../../domain/privacy/offboarding.ts';
 
 /** A key as listed by `GET /v1/api-keys`: never the secret nor its hash. */
 export interface ApiKeyRecord extends Record<string, unknown> {
@@ -24,10 +25,16 @@ export const apiKeysCollection = (store: ReadModelStore): Promise<Collection<Api
 export const apiKeysProjection: Projection = {
   name: 'api-keys',
   collections: [API_KEYS_COLLECTION],
-  eventTypes: ['ApiKeyCreated', 'ApiKeyRevoked'],
+  eventTypes: ['ApiKeyCreated', 'ApiKeyRevoked', PRIVACY_TENANT_PROFILE_ERASED],
   async apply(events: readonly RecordedEvent[], { store }) {
     const c = await apiKeysCollection(store);
     for (const raw of events) {
+      if (raw.type === PRIVACY_TENANT_PROFILE_ERASED) {
+        // Off-boarding destroyed the tenant's profile key: its keys' names read as erased (null).
+        const changed = (await c.find({ tenant_id: (raw.data as PrivacyTenantProfileErased['data']).tenant_id })).filter((k) => k.name !== null);
+        if (changed.length) await c.putMany(changed.map((k) => [k.id, { ...k, name: null }] as const));
+        continue;
+      }
       const e = raw as unknown as ApiKeyCreated | ApiKeyRevoked;
       if (e.type === 'ApiKeyCreated') {
         await c.put(e.data.key_id, {

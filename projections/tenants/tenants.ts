@@ -3,6 +3,7 @@ import type { Collection, ReadModelStore } from '../../infra/ports/read-models.t
 import type { TenancyEvent } from '../../domain/tenancy/tenancy.ts';
 import type { CreditEvent } from '../../domain/credits/credits.ts';
 import type { Projection } from '../projection.ts';
+import { PRIVACY_TENANT_PROFILE_ERASED, type PrivacyTenantProfileErased } from '../../domain/privacy/offboarding.ts';
 
 /** A tenant with its plan, limit overrides and credit totals (for operators and usage reports). */
 export interface TenantRecord extends Record<string, unknown> {
@@ -22,10 +23,17 @@ export const tenantsCollection = (store: ReadModelStore): Promise<Collection<Ten
 export const tenantsProjection: Projection = {
   name: 'tenants',
   collections: [TENANTS_COLLECTION],
-  eventTypes: ['TenantCreated', 'TenantPlanChanged', 'TenantLimitsSet', 'CreditsPurchased', 'CreditsCommitted'],
+  eventTypes: ['TenantCreated', 'TenantPlanChanged', 'TenantLimitsSet', 'CreditsPurchased', 'CreditsCommitted', PRIVACY_TENANT_PROFILE_ERASED],
   async apply(events: readonly RecordedEvent[], { store }) {
     const c = await tenantsCollection(store);
     for (const raw of events) {
+      if (raw.type === PRIVACY_TENANT_PROFILE_ERASED) {
+        // Off-boarding destroyed the tenant's profile key: its name reads as erased (as `TenantCreated` on replay).
+        const id = (raw.data as PrivacyTenantProfileErased['data']).tenant_id;
+        const t = await c.get(id);
+        if (t) await c.put(id, { ...t, name: '[erased]' });
+        continue;
+      }
       const e = raw as unknown as TenancyEvent | CreditEvent;
       if (e.type === 'TenantCreated') {
         await c.put(e.data.tenant_id, {

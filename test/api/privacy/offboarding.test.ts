@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { imageCalls, jsonRequests } from '../../helpers/privacy.ts';
 import { makePdf } from '../../helpers/signing.ts';
+import { createApiKey } from '../../../domain/tenancy/operations.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const facesDir = path.resolve(repoRoot, '../shared/data/faces/face-api-js/images');
@@ -59,10 +60,18 @@ describe('tenant off-boarding over HTTP', () => {
   });
 
   it('erases the subjects, documents, files and IP addresses, revokes the keys, and leaves another tenant alone', async () => {
-    const t = await s.createTenant('enterprise');
+    const t = await s.createTenant('enterprise', `Tenant ${MARKER}`);
     const admin = (await s.createKey(t, ['read', 'write', 'admin'])).key;
     const writer = (await s.createKey(t, ['read', 'write'])).key;
+    const named = await createApiKey({ store: s.ctx.events, tenantId: t, permissions: ['read'], name: `Key ${MARKER}` });
+    await s.ctx.tenancy.catchUp();
     const other = await s.tenantWithKey('enterprise', ['read', 'write', 'admin']);
+    // The tenant's and its keys' names are sealed in the log under the tenant's profile key.
+    type Raw = { inner: { readStream(n: string): Promise<{ events: Array<{ type: string; data: unknown }> }> } };
+    const rawStream = async (name: string) => (await (s.ctx.events as unknown as Raw).inner.readStream(name)).events;
+    expect(JSON.stringify(await rawStream(`tenant-${t}`))).not.toContain(MARKER);
+    expect(JSON.stringify(await rawStream(`api-key-${named.keyId}`))).not.toContain(MARKER);
+    expect((await s.ctx.events.readStream(`tenant-${t}`)).events[0]!.data).toMatchObject({ name: `Tenant ${MARKER}` });
 
     const docId = await createDoc(admin);
     const otherDoc = await createDoc(other.key);
@@ -81,13 +90,18 @@ describe('tenant off-boarding over HTTP', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     expect(r.body).toMatchObject({ success: true, status: 'completed', offboarding_id: expect.stringMatching(/^off_/) });
     const counts = Object.fromEntries(r.body.data.erased.map((i: { kind: string; count: number }) => [i.kind, i.count]));
-    expect(counts).toMatchObject({ biometric_subjects: haveFaces ? 1 : 0, signing_documents: 1, api_keys: 2 });
+    expect(counts).toMatchObject({ biometric_subjects: haveFaces ? 1 : 0, signing_documents: 1, api_keys: 3, tenant_profile: 1 });
     expect(counts.usage_ip_rows).toBeGreaterThan(0);
     const receipt = JSON.stringify(r.body);
     expect(receipt).not.toContain(MARKER);
     expect(receipt).not.toContain('subj-gone');
     expect(receipt).not.toContain('ana@example.com');
 
+    // The names read as erased, in the log and in the read models; the other tenant's stay.
+    expect((await s.ctx.events.readStream(`tenant-${t}`)).events[0]!.data).toMatchObject({ name: '[erased]' });
+    expect((await (await s.ctx.readModels.collection('tenants')).get(t))?.name).toBe('[erased]');
+    expect((await (await s.ctx.readModels.collection('api_keys')).find({ tenant_id: t })).map((k) => k.name)).toEqual([null, null, null]);
+    expect((await (await s.ctx.readModels.collection('tenants')).get(other.tenantId))?.name).toBe('Test tenant');
     // Keys revoked: the next call of either key is refused.
     expect((await json('GET', '/v1/privacy/retention', admin)).status).toBe(401);
     expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(401);
