@@ -69,7 +69,9 @@ function createLogger(config: Config): Logger {
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    redact: { paths: ['req.headers.authorization', '*.key', '*.secret', '*.password', '*.api_key'], censor: '[redacted]' },
+    // `busboyOptions.headers`: @fastify/multipart logs every request header at trace ("Providing options to
+    // busboy"): the API key in Authorization, the caller's User-Agent (personal data, issue 28).
+    redact: { paths: ['req.headers.authorization', 'busboyOptions.headers', '*.key', '*.secret', '*.password', '*.api_key'], censor: '[redacted]' },
     serializers: {
       req: (req: { id?: string; method?: string; url?: string; ip?: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0], ip: req.ip }),
     },

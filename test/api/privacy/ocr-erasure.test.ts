@@ -17,6 +17,8 @@ const TIMEOUT = 600_000;
 /** Printed as the street of the subject's INE: text of ours that the extraction carries into its answer. */
 const TOKEN = 'QZWMARKERXJ';
 const SUBJECT = 'subj-ocr-erase';
+/** The User-Agent of the subject's extraction: its usage row names the subject, so the erasure clears it. */
+const AGENT = 'ocr-agent-MARKER-7c1f';
 let s: TestServer;
 let admin: string;
 let tenantId: string;
@@ -42,10 +44,11 @@ function form(parts: Record<string, Buffer | string>): FormData {
 }
 
 /** A POST with an optional Idempotency-Key; a 503 (the OCR back end timed out on a loaded machine: "retry later") is retried. */
-async function post(url: string, body: () => FormData | object, idempotencyKey?: string) {
+async function post(url: string, body: () => FormData | object, idempotencyKey?: string, userAgent?: string) {
   for (let attempt = 1; ; attempt++) {
     const b = body();
     const headers: Record<string, string> = idempotencyKey ? { 'idempotency-key': idempotencyKey } : {};
+    if (userAgent) headers['user-agent'] = userAgent;
     if (!(b instanceof FormData)) headers['content-type'] = 'application/json';
     const r = await s.fetch(url, { method: 'POST', key: admin, headers, body: b instanceof FormData ? b : JSON.stringify(b) });
     const out = { status: r.status, headers: r.headers, body: (await r.json()) as any };
@@ -98,7 +101,7 @@ describe('OCR subject_id: validation and documentation', () => {
 describe('OCR subject_id: an erasure removes the stored Idempotency-Key answers of the subject', () => {
   it('extract/id answers tagged with the subject are erased (receipt counts them, no copy in the files); others stay; the event keeps nothing of the holder', async () => {
     // The subject's extraction (multipart, subject_id), its replay.
-    const first = await post('/v1/ocr/extract/id', () => form({ front: subjectFront, subject_id: SUBJECT }), 'ocr-subject-1');
+    const first = await post('/v1/ocr/extract/id', () => form({ front: subjectFront, subject_id: SUBJECT }), 'ocr-subject-1', AGENT);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.fields.curp).toBe(SAMPLE_INE.curp);
     expect(first.body.fields.address).toContain(TOKEN);
@@ -111,6 +114,11 @@ describe('OCR subject_id: an erasure removes the stored Idempotency-Key answers 
     const otherSubject = await post('/v1/ocr/extract/id', () => ({ front: otherFront.toString('base64'), subject_id: `${SUBJECT}-2` }), 'ocr-other-subject');
     expect(otherSubject.status, JSON.stringify(otherSubject.body)).toBe(200);
     expect(idempotencyBytes().includes(TOKEN), 'the stored answer holds the extraction').toBe(true);
+    // The extraction's usage row names the subject (with the caller's user agent); the untagged call's does not.
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+    const usage = await s.ctx.readModels.collection<{ subject_id?: string | null; user_agent: string | null; endpoint: string }>('usage_events');
+    expect((await usage.find({ tenant_id: tenantId, subject_id: SUBJECT })).map((r) => [r.endpoint, r.user_agent])).toEqual([['/v1/ocr/extract/id', AGENT]]);
 
     // The log's extraction event: document type, version and checks only.
     const { events } = await s.ctx.events.readStream(`webhook-events-${tenantId}`);
@@ -123,6 +131,8 @@ describe('OCR subject_id: an erasure removes the stored Idempotency-Key answers 
     const receipt = (await erased.json()) as any;
     expect(erased.status, JSON.stringify(receipt)).toBe(202);
     expect(receipt.data.erased.find((i: { kind: string }) => i.kind === 'idempotency_answers')).toMatchObject({ count: 1, stores: ['idempotency_store'] });
+    expect(receipt.data.erased.find((i: { kind: string }) => i.kind === 'usage_calls')).toMatchObject({ count: 1 });
+    expect((await usage.find({ tenant_id: tenantId, subject_id: SUBJECT })).map((r) => r.user_agent)).toEqual([null]);
     expect(JSON.stringify(receipt)).not.toContain(TOKEN);
     // No copy left in the database file, its free pages or its WAL.
     expect(idempotencyBytes().includes(TOKEN)).toBe(false);

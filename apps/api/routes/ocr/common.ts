@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { OCR_ERROR_STATUS, type OcrErrorCode } from '../../../../domain/ocr/errors.ts';
 import { validateSubjectId } from '../../../../domain/face-matching/enroll-face.ts';
+import { recordUsageSubject } from '../../edge.ts';
 import { ApiError } from '../../errors.ts';
 import { tagIdempotentAnswer } from '../../idempotency.ts';
 import { jobErrorToApiError, type JobErrorMapping } from '../../job-errors.ts';
@@ -115,8 +116,9 @@ export function todayOf(nowMs: number): string {
 /**
  * The optional `subject_id` field of an OCR call (issue 28): the same rules as face and fingerprint subject
  * ids (1-256 characters, no control characters; `validateSubjectId`). Given, the answer the call's
- * `Idempotency-Key` stores is tagged with it ({@link tagIdempotentAnswer}), so an erasure by that subject id
- * removes it. Call after the input is read and before the work starts.
+ * `Idempotency-Key` stores is tagged with it ({@link tagIdempotentAnswer}) and the call's usage row names it
+ * (`recordUsageSubject`), so an erasure by that subject id removes the answer and clears the row's IP
+ * address and user agent. Call after the input is read and before the work starts.
  * @returns the subject id, or undefined when the field is absent
  * @throws ApiError 400 `invalid_request` (flat) when it is empty, too long or holds control characters
  */
@@ -129,6 +131,7 @@ export function ocrSubjectId(request: FastifyRequest, input: OcrInput): string |
     throw ocrError('invalid_request', 'subject_id must be 1-256 characters without control characters.', { field: 'subject_id' });
   }
   tagIdempotentAnswer(request, v);
+  recordUsageSubject(request, v);
   return v;
 }
 
