@@ -23,4 +23,4 @@ export { addSignaturePlaceholder, embedCms, type Placeholder } from './signature
 export { assembleCms, buildSignedAttributes } from './cms.ts';
 export { sealIncremental } from './seal.ts';
 export { addDss } from './dss.ts';
-export { addDocumentTimestamp } from './doc-timestamp.ts';
+export { addDocumentTimestamp, verifyDocumentTimestamp, type DocumentTimestampCheck } from './doc-timestamp.ts';

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
-import { addDocumentTimestamp, addDss, addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase } from '../../../domain/signing/incremental/index.ts';
+import { addDocumentTimestamp, addDss, addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase, verifyDocumentTimestamp } from '../../../domain/signing/incremental/index.ts';
 import { checkSignature, derPrefix, findSignatures, type PadesKey } from '../../../domain/signing/pades.ts';
 import { SigningError } from '../../../domain/signing/errors.ts';
 import { createTestPki, haveOpenssl, type LocalService, type TestPki, type TestSigner } from '../../helpers/efirma-pki.ts';
@@ -162,6 +162,16 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     writeFileSync(join(dir, 'dts.der'), derPrefix(contentsOf(doc, 3)));
     const verify = spawnSync('openssl', ['ts', '-verify', '-in', join(dir, 'dts.der'), '-token_in', '-digest', digest, '-CAfile', tsa.certPath, '-untrusted', tsa.certPath], { encoding: 'utf8' });
     expect(`${verify.stdout}${verify.stderr}`).toContain('Verification: OK');
+    // verifyDocumentTimestamp agrees, names the TSA's certificate, and sees a byte changed under the token.
+    const dtsCheck = await verifyDocumentTimestamp(lta, dts.byteRange, contentsOf(doc, 3));
+    expect(dtsCheck).toMatchObject({ valid: true, coversWholeFile: true, error: null, tsaCertificateSha256: createHash('sha256').update(tsaDer).digest('hex') });
+    expect(Math.abs(dtsCheck.genTime!.getTime() - Date.now())).toBeLessThan(120_000);
+    const changed = Buffer.from(lta);
+    changed[lt2.length - 10] = changed[lt2.length - 10]! ^ 0x01;
+    expect(await verifyDocumentTimestamp(changed, dts.byteRange, contentsOf(doc, 3))).toMatchObject({ valid: false, error: 'the token imprint does not match the covered bytes' });
+    const forged = Buffer.from(derPrefix(contentsOf(doc, 3)));
+    forged[forged.length - 1] = forged[forged.length - 1]! ^ 0x01; // the last byte of the TSA's signature value
+    expect(await verifyDocumentTimestamp(lta, dts.byteRange, forged)).toMatchObject({ valid: false, error: 'the TSA signature does not verify' });
     // Our own verifier (what /v1/signing/verify runs) agrees on the three CAdES signatures.
     for (const sig of sigs.slice(0, 3)) expect((await checkSignature(lta, sig)).error).toBeNull();
     expect((await checkSignature(lta, sigs[2]!)).timestamp).not.toBeNull();
