@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import { PDFName } from 'pdf-lib';
-import { derPrefix, requestTimestamp, toAB, tstInfoOf, type TimestampOptions } from '../pades.ts';
+import { derPrefix, digestByteRange, requestTimestamp, toAB, tstInfoOf, type TimestampOptions } from '../pades.ts';
 import { appendSignatureField, embedContents } from './placeholder.ts';
 
 /** Message-imprint algorithms of tokens we verify (OID -> node:crypto name). */
@@ -68,7 +68,7 @@ export async function verifyDocumentTimestamp(pdf: Buffer, byteRange: readonly [
     const alg = IMPRINT_HASHES[info.messageImprint.hashAlgorithm.algorithmId];
     if (!alg) throw new Error(`unsupported imprint algorithm ${info.messageImprint.hashAlgorithm.algorithmId}`);
     if (c + d > pdf.length || a + b > c) throw new Error('the byte range lies outside the file');
-    const digest = createHash(alg).update(pdf.subarray(a, a + b)).update(pdf.subarray(c, c + d)).digest();
+    const digest = digestByteRange(pdf, byteRange, alg);
     if (!digest.equals(Buffer.from(info.messageImprint.hashedMessage.valueBlock.valueHexView))) throw new Error('the token imprint does not match the covered bytes');
     // pkijs checks a TSTInfo's imprint against `data` itself (the covered bytes, copied once) before the signature.
     const data = toAB(Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]));

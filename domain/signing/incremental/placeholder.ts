@@ -8,9 +8,8 @@
  * other entries), writes a `/Size` qpdf warns about, and cannot write the `/DocTimeStamp` or `/DSS` PAdES
  * needs. So one small writer (`update.ts`, pdf-lib's parser and object serializers) serves every update.
  */
-import { createHash } from 'node:crypto';
 import { PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
-import { fieldNamesOf } from '../pades.ts';
+import { digestByteRange, fieldNamesOf } from '../pades.ts';
 import { SigningError } from '../errors.ts';
 import { IncrementalUpdate } from './update.ts';
 
@@ -126,7 +125,7 @@ export async function appendSignatureField(pdf: Buffer, spec: SignatureFieldSpec
   if (brAt < start || lt < start + 10 || out[lt] !== 0x3c || out[gt] !== 0x3e) throw new Error('signature dictionary layout not understood');
   const byteRange: [number, number, number, number] = [0, lt, gt + 1, out.length - (gt + 1)];
   out.write(`[ ${byteRange.join(' ')} ]`.padEnd(BYTE_RANGE_PLACEHOLDER.length, ' '), brAt, 'latin1');
-  return { pdf: out, byteRange, digest: rangeDigest(out, byteRange) };
+  return { pdf: out, byteRange, digest: digestByteRange(out, byteRange) };
 }
 
 /** A form XObject drawing a thin frame and `lines` of text, clipped to the box (ISO 32000-1 12.5.5). */
@@ -161,9 +160,4 @@ export function embedContents(p: Placeholder, contents: Buffer): Buffer {
   const out = Buffer.from(p.pdf);
   out.write(contents.toString('hex').toUpperCase(), a + 1, 'latin1');
   return out;
-}
-
-/** SHA-256 of the bytes a byte range covers. */
-export function rangeDigest(pdf: Buffer, br: readonly [number, number, number, number]): Buffer {
-  return createHash('sha256').update(pdf.subarray(br[0], br[0] + br[1])).update(pdf.subarray(br[2], br[2] + br[3])).digest();
 }

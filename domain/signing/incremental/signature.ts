@@ -2,7 +2,10 @@
  * A PAdES signature (ETSI EN 319 142-1 5.3, SubFilter `ETSI.CAdES.detached`) appended as an incremental
  * update: the placeholder first, the CMS once the signer has signed the digest of its byte range.
  */
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 import { PDFName, PDFString } from 'pdf-lib';
+import { digestByteRange, toAB } from '../pades.ts';
 import { appendSignatureField, DEFAULT_CONTENTS_BYTES, embedContents, pdfText, type Placeholder } from './placeholder.ts';
 
 export type { Placeholder } from './placeholder.ts';
@@ -37,8 +40,21 @@ export async function addSignaturePlaceholder(
 /**
  * Writes the CMS (DER ContentInfo) into the placeholder's `/Contents` (hex, zero padded); the byte range and
  * everything outside `/Contents` stay as they are, so the digest the CMS signs is unchanged.
- * @throws Error when the CMS does not fit the placeholder or `p` is not a placeholder.
+ * @throws Error when the CMS does not fit the placeholder, `p` is not a placeholder, or the CMS's
+ *   message-digest is not the SHA-256 of the bytes `p.pdf`'s byte range covers (a CMS made for another
+ *   placeholder would be embedded as a signature that can never verify).
  */
 export function embedCms(p: Placeholder, cms: Buffer): Buffer {
+  let signed: Buffer | null = null;
+  try {
+    const sd = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(toAB(cms)).content });
+    const md = sd.signerInfos[0]?.signedAttrs?.attributes.find((a) => a.type === MESSAGE_DIGEST)?.values[0];
+    if (md instanceof asn1js.OctetString) signed = Buffer.from(md.valueBlock.valueHexView);
+  } catch {
+    throw new Error('the CMS is not a DER ContentInfo with SignedData');
+  }
+  if (!signed || !signed.equals(digestByteRange(p.pdf, p.byteRange))) throw new Error('the CMS does not sign the bytes of this placeholder (message-digest mismatch)');
   return embedContents(p, cms);
 }
+
+const MESSAGE_DIGEST = '1.2.840.113549.1.9.4';

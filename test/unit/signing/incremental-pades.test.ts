@@ -323,12 +323,23 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
     expect(() => assembleCms({ signedAttributes, signature: byBeto, certificate: beto.der, chain: [] })).toThrow(SigningError);
   });
 
-  it('embedCms refuses a CMS larger than the placeholder; the page and field name are checked', async () => {
+  it('embedCms refuses a CMS larger than the placeholder or made for another placeholder; the page and field name are checked', async () => {
     const base = await toIncrementalBase(await makePdf(1));
-    const p = await addSignaturePlaceholder(base, { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: 'n', reason: 'r', signingTime: new Date(), contentsBytes: 1024 });
-    expect(p.byteRange[2] - p.byteRange[1]).toBe(1024 * 2 + 2);
-    expect(() => embedCms(p, Buffer.alloc(1025, 1))).toThrow(/does not fit/);
-    expect(embedCms(p, Buffer.alloc(1024, 0xab)).length).toBe(p.pdf.length);
+    /** A CMS by Ana over placeholder `q`'s bytes. */
+    const cmsFor = (q: { digest: Buffer }, withChain = true) => {
+      const signedAttributes = buildSignedAttributes({ digest: q.digest, certificate: ana.der, signingTime: new Date() });
+      return assembleCms({ signedAttributes, signature: cryptoSign('sha256', signedAttributes, ana.key), certificate: ana.der, chain: withChain ? chain : [] });
+    };
+    const small = await addSignaturePlaceholder(base, { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: 'n', reason: 'r', signingTime: new Date(), contentsBytes: 1024 });
+    expect(small.byteRange[2] - small.byteRange[1]).toBe(1024 * 2 + 2);
+    const big = cmsFor(small);
+    expect(big.length).toBeGreaterThan(1024);
+    expect(() => embedCms(small, big)).toThrow(/does not fit the placeholder/);
+    const p = await addSignaturePlaceholder(base, { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: 'n', reason: 'r', signingTime: new Date(Date.now() + 1000) });
+    expect(p.digest.equals(small.digest)).toBe(false);
+    expect(() => embedCms(p, cmsFor(small))).toThrow(/does not sign the bytes of this placeholder/);
+    expect(() => embedCms(p, Buffer.alloc(100, 0xab))).toThrow(/not a DER ContentInfo/);
+    expect(embedCms(p, cmsFor(p)).length).toBe(p.pdf.length);
     await expect(addSignaturePlaceholder(base, { fieldName: 'f', page: 2, rect: [0, 0, 0, 0], name: 'n', reason: 'r', signingTime: new Date() })).rejects.toMatchObject({ code: 'invalid_placement' });
     await expect(addSignaturePlaceholder(p.pdf, { fieldName: 'f', page: 1, rect: [0, 0, 0, 0], name: 'n', reason: 'r', signingTime: new Date() })).rejects.toThrow(/already exists/);
   });
