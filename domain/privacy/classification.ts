@@ -97,7 +97,10 @@ const sealedSigning = { ...chainedSigning, subject: signingSubject } as const;
 
 const base = { at: N, prev_hash: N } as const;
 
-/** The tenant's and its keys' names: one key per tenant (`tenant:<tenant>:profile`), destroyed by off-boarding. */
+/**
+ * The tenant's and its keys' names, its usage exports' and alerts' e-mail addresses (and alert webhook
+ * URL): one key per tenant (`tenant:<tenant>:profile`), destroyed by off-boarding.
+ */
 const tenantProfileSubject = (e: SubjectSource): string | null => {
   const t = tenantOf(e);
   return t ? subjectKeyId('tenant', t, 'profile') : null;
@@ -320,6 +323,7 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   // --- usage exports, alerts, dashboard links (domain/usage/)
   UsageExportRequested: {
     context: 'usage',
+    subject: tenantProfileSubject,
     fields: { export_id: N, tenant_id: N, format: N, start: N, end: N, include_details: N, email_to: personal(null), requested_at: N, estimated_rows: N },
   },
   UsageExportProgressed: { context: 'usage', fields: { export_id: N, tenant_id: N, rows: N, percent: N, at: N } },
@@ -328,10 +332,12 @@ export const EVENT_CLASSIFICATION: Readonly<Record<string, EventClassification>>
   UsageExportExpired: { context: 'usage', fields: { export_id: N, tenant_id: N, expired_at: N } },
   UsageAlertCreated: {
     context: 'usage',
+    subject: tenantProfileSubject,
     fields: { alert_id: N, tenant_id: N, name: N, type: N, condition: N, notification: personal({}), enabled: N, secret_sealed: N, created_at: N },
   },
   UsageAlertUpdated: {
     context: 'usage',
+    subject: tenantProfileSubject,
     fields: { alert_id: N, tenant_id: N, name: N, condition: N, notification: personal({}), enabled: N, updated_at: N },
   },
   UsageAlertDeleted: { context: 'usage', fields: { alert_id: N, tenant_id: N, deleted_at: N } },

@@ -9,6 +9,7 @@
  * Counters are exact once per event because a batch and its checkpoint commit together (the runner) and
  * a replay truncates the collections first.
  */
+import { PRIVACY_TENANT_PROFILE_ERASED } from '../../domain/privacy/offboarding.ts';
 import type { RecordedEvent } from '../../infra/ports/event-store.ts';
 import type { Projection } from '../projection.ts';
 import { USAGE_EVENT_TYPES, serviceGroup, type ApiCallRecorded, type ApiCallsRecorded } from '../../domain/usage/usage.ts';
@@ -127,7 +128,7 @@ const isWindowed = (c: AlertCondition) => c.metric === 'error_rate' || c.metric 
 export const usageAnalyticsProjection: Projection = {
   name: 'usage-analytics',
   collections: Object.values(C),
-  eventTypes: [...USAGE_EVENT_TYPES, ...CREDIT_EVENT_TYPES, ...TENANT_EVENTS, ...ALERT_EVENT_TYPES],
+  eventTypes: [...USAGE_EVENT_TYPES, ...CREDIT_EVENT_TYPES, ...TENANT_EVENTS, ...ALERT_EVENT_TYPES, PRIVACY_TENANT_PROFILE_ERASED],
   // Every call's event lands here: big batches mean fewer round trips per event (bench/usage.bench.ts).
   // A batch event holds up to 1,000 calls: 500 of them bound a batch's memory (500,000 calls at most).
   batchSize: 500,
@@ -385,6 +386,15 @@ export const usageAnalyticsProjection: Projection = {
           }
           break;
         }
+        case PRIVACY_TENANT_PROFILE_ERASED:
+          // Off-boarding destroyed the tenant's profile key: its alerts' notification targets (e-mail
+          // addresses, webhook URL) read as erased, as `UsageAlertCreated`/`Updated` do on replay.
+          for (const a of alerts.values()) {
+            if (a.tenant_id !== t) continue;
+            a.notification = {} as typeof a.notification;
+            touchedAlerts.add(a.id);
+          }
+          break;
         case 'TenantCreated':
         case 'TenantPlanChanged':
           tenantDoc(t).plan = (e.data as { plan: PlanName }).plan;

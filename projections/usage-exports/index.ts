@@ -5,6 +5,7 @@
 import type { Collection, ReadModelStore } from '../../infra/ports/read-models.ts';
 import type { Projection } from '../projection.ts';
 import { EXPORT_EVENT_TYPES, type ExportFormat, type UsageExportEvent } from '../../domain/usage/exports.ts';
+import { PRIVACY_TENANT_PROFILE_ERASED, type PrivacyTenantProfileErased } from '../../domain/privacy/offboarding.ts';
 
 export interface ExportDoc extends Record<string, unknown> {
   export_id: string;
@@ -34,11 +35,20 @@ export const exportsCollection = (store: ReadModelStore): Promise<Collection<Exp
 export const usageExportsProjection: Projection = {
   name: 'usage-exports',
   collections: [EXPORTS_COLLECTION],
-  eventTypes: EXPORT_EVENT_TYPES,
+  eventTypes: [...EXPORT_EVENT_TYPES, PRIVACY_TENANT_PROFILE_ERASED],
   async apply(events, { store }) {
     const c = await exportsCollection(store);
-    const docs = await c.getMany(events.map((e) => (e.data as { export_id: string }).export_id));
+    const docs = await c.getMany(events.filter((e) => e.type !== PRIVACY_TENANT_PROFILE_ERASED).map((e) => (e.data as { export_id: string }).export_id));
     for (const raw of events) {
+      if (raw.type === PRIVACY_TENANT_PROFILE_ERASED) {
+        // Off-boarding destroyed the tenant's profile key: the exports' e-mail addresses read as erased.
+        await c.putMany([...docs]);
+        docs.clear();
+        const tenantId = (raw.data as PrivacyTenantProfileErased['data']).tenant_id;
+        const named = (await c.find({ tenant_id: tenantId })).filter((d) => d.email_to !== null);
+        if (named.length) await c.putMany(named.map((d) => [d.export_id, { ...d, email_to: null }] as const));
+        continue;
+      }
       const e = raw as unknown as UsageExportEvent;
       const id = e.data.export_id;
       if (e.type === 'UsageExportRequested') {

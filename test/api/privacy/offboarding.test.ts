@@ -83,8 +83,17 @@ describe('tenant off-boarding over HTTP', () => {
       embeddingId = e.body.embeddingId;
       expect((await img.post(other.key, '/v1/face-matching/enroll', { image: face('sheldon', 1), subject_id: 'subj-other', liveness_score: '0.9' })).status).toBe(200);
     }
+    // An alert and an export that send mail to an address of the tenant's (sealed under its profile key too).
+    const mailbox = `ops.${MARKER.toLowerCase()}@example.com`;
+    const alert = await json('POST', '/v1/usage/alerts', admin, { name: 'Low credits', type: 'threshold', condition: { metric: 'credits_remaining', operator: 'lt', value: 100 }, notification: { email: mailbox }, enabled: true });
+    expect(alert.status, alert.text).toBe(201);
+    const day = new Date().toISOString().slice(0, 10);
+    const exp = await json('POST', '/v1/usage/export', admin, { format: 'csv', start_date: day, end_date: day, email_to: mailbox });
+    expect(exp.status, exp.text).toBe(202);
     await s.ctx.usage.flush();
     await s.ctx.projections.catchUp();
+    for (const stream of [`usage-export-${exp.body.export_id}`]) expect(JSON.stringify(await rawStream(stream))).not.toContain(mailbox);
+    expect((await s.ctx.readModels.collection('usage_alerts').then((c) => c.find({ tenant_id: t })))[0]).toMatchObject({ notification: { email: mailbox } });
 
     const r = await json('POST', '/v1/privacy/offboarding', admin, { confirm_tenant_id: t });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
@@ -102,6 +111,9 @@ describe('tenant off-boarding over HTTP', () => {
     expect((await (await s.ctx.readModels.collection('tenants')).get(t))?.name).toBe('[erased]');
     expect((await (await s.ctx.readModels.collection('api_keys')).find({ tenant_id: t })).map((k) => k.name)).toEqual([null, null, null]);
     expect((await (await s.ctx.readModels.collection('tenants')).get(other.tenantId))?.name).toBe('Test tenant');
+    expect((await (await s.ctx.readModels.collection('usage_exports')).find({ tenant_id: t })).map((d) => d.email_to)).toEqual([null]);
+    expect((await (await s.ctx.readModels.collection('usage_alerts')).find({ tenant_id: t })).map((a) => a.notification)).toEqual([{}]);
+    expect(JSON.stringify((await s.ctx.events.readStream(`usage-export-${exp.body.export_id}`)).events)).not.toContain(mailbox);
     // Keys revoked: the next call of either key is refused.
     expect((await json('GET', '/v1/privacy/retention', admin)).status).toBe(401);
     expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(401);
