@@ -10,7 +10,9 @@
  * The capabilities that store a data subject are a list of {@link CapabilitySetup}s: each enrols its data
  * under the subject with the marker and says which byte sequences must disappear: face and fingerprint
  * (by `subject_id`), signing and e-mail verification (by the marker's address, `email`), OCR of an INE
- * (by `subject_id`: the call's stored Idempotency-Key answer). Adding a capability is one more entry. The signing audit command verifies the
+ * (by `subject_id`: the call's stored Idempotency-Key answer and usage row), usage export (a call naming
+ * the subject with the marker as User-Agent, exported with details; by `subject_id`). Adding a capability
+ * is one more entry. The signing audit command verifies the
  * document's chain with its former head after the erasure and after the replay.
  *
  * The server is closed and started again before the erasure, so the vector index's f16 snapshot exists
@@ -248,19 +250,20 @@ const OCR_TOKEN = 'QZWMARKERXJ';
 
 /**
  * OCR of an identity document (an INE front rendered with {@link OCR_TOKEN} as its street) with
- * `subject_id` and an Idempotency-Key: the stored answer holds the extraction (names, CURP, address) and
- * must be gone after the erasure by subject id; the log's `ocr.id.extracted` holds nothing of the holder
+ * `subject_id`, an Idempotency-Key and the marker as User-Agent: the stored answer holds the extraction
+ * (names, CURP, address) and the usage row the marker; both must be gone after the erasure by subject id; the log's `ocr.id.extracted` holds nothing of the holder
  * (the CURP masked to its first 4 characters, as it was kept before, is looked for too).
  */
 const ocrSetup: CapabilitySetup = {
   name: 'ocr',
   request: (c) => ({ subject_id: c.subjectId }),
-  async enrol({ s, key, subjectId }) {
+  async enrol({ s, key, subjectId, marker }) {
     const front = await renderIneFront({ ...SAMPLE_INE, street: `AV ${OCR_TOKEN} 123` }, { jpeg: 90 });
     const form = () => multipartForm({ front, subject_id: subjectId }, 'jpg');
     let r: Response;
     for (let attempt = 1; ; attempt++) {
-      r = await s.fetch('/v1/ocr/extract/id', { method: 'POST', key, headers: { 'idempotency-key': 'scan-ocr-1' }, body: form() });
+      // The marker as User-Agent: the call's usage row names the subject, so the erasure clears it.
+      r = await s.fetch('/v1/ocr/extract/id', { method: 'POST', key, headers: { 'idempotency-key': 'scan-ocr-1', 'user-agent': marker }, body: form() });
       if (r.status !== 503 || attempt === 3) break;
     }
     const body = (await r.json()) as { fields: { curp: string; claveElector: string; surname: string; address: string } };
@@ -286,8 +289,51 @@ const ocrSetup: CapabilitySetup = {
   },
 };
 
-/** Every capability that stores a data subject today. (Usage export: to add.) */
-const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup, emailVerificationSetup, ocrSetup];
+/** The usage export of the subject's call (set by `enrol`, checked by `gone`). */
+let usageExport = '';
+
+/**
+ * Usage export: a call that names the subject (`?subject_id=` of a face-matching route) with the marker as
+ * its User-Agent, then an export of the day with `include_details` (IP address and user agent columns):
+ * the file in the blob store holds the marker before the erasure. The erasure by subject id clears the
+ * call's usage row and deletes the export file (the export then reads `expired`); the log's copy of the
+ * user agent is sealed under the tenant's key of the day, so it never shows in clear.
+ */
+const usageExportSetup: CapabilitySetup = {
+  name: 'usage export',
+  request: (c) => ({ subject_id: c.subjectId }),
+  markerIn: [/blobs\//],
+  async enrol({ s, key, subjectId, marker }) {
+    const listed = await s.fetch(`/v1/face-matching/embeddings?subject_id=${encodeURIComponent(subjectId)}`, { key, headers: { 'user-agent': marker } });
+    expect(listed.status).toBe(200);
+    await s.ctx.usage.flush();
+    await s.ctx.projections.catchUp();
+    const day = new Date(s.ctx.clock.now()).toISOString().slice(0, 10);
+    const requested = await s.fetch('/v1/usage/export', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ format: 'csv', start_date: day, end_date: day, include_details: true }) });
+    const body = (await requested.json()) as { export_id: string };
+    expect(requested.status, JSON.stringify(body)).toBe(202);
+    usageExport = body.export_id;
+    const done = await waitFor(async () => {
+      const st = (await (await s.fetch(`/v1/usage/export/${usageExport}`, { key })).json()) as { status: string; download_url: string | null };
+      if (st.status === 'failed') throw new Error(`usage export failed: ${JSON.stringify(st)}`);
+      return st.status === 'completed' ? st : null;
+    }, 60_000, 'usage export');
+    // The signed link, on this server (its origin may be the configured public one).
+    const link = new URL(done.download_url!);
+    const file = await (await fetch(`${s.url}${link.pathname}${link.search}`)).text();
+    expect(file).toContain(marker);
+    return [];
+  },
+  async gone({ s, key, marker }) {
+    const st = (await (await s.fetch(`/v1/usage/export/${usageExport}`, { key })).json()) as { status: string; download_url: string | null };
+    expect(st.status).toBe('expired');
+    expect(st.download_url).toBeNull();
+    expect(JSON.stringify(st)).not.toContain(marker);
+  },
+};
+
+/** Every capability that stores a data subject today. */
+const SETUPS: CapabilitySetup[] = [faceSetup, fingerprintSetup, signingSetup, emailVerificationSetup, ocrSetup, usageExportSetup];
 
 /** A store profile: configuration, and the bytes it keeps outside DATA_DIR (PostgreSQL). */
 interface Profile {
