@@ -10,6 +10,14 @@ import { SealingEventStore } from '../../infra/privacy/sealing-event-store.ts';
 import type { CapabilityManifest } from '../platform/types.ts';
 
 /**
+ * Files of a signing document (`signing/<tenant>/<document>/...`, named in workflows/signing/service.ts and
+ * efirma.ts) that hold a signer's personal data: drawn signature images (`signature-<signer>-<n>.png`) and
+ * every e.firma file (`efirma/`: working PDFs with the signers' certificates, prepared signatures, OCSP
+ * responses). The uploaded `original.pdf`, its `page-<n>.png` images and final files are not matched.
+ */
+const SIGNER_FILE = /\/(signature-[^/]+\.png|efirma\/[^/]+)$/;
+
+/**
  * Use cases: `requestErasure`, `eraseSubject`, `getErasure` (`domain/privacy/erasure.ts`). The subject's key is destroyed
  * through the event store's privacy layer; a platform whose event store was replaced without it (a test
  * override) cannot erase and says so.
@@ -53,6 +61,13 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
         return (await getRetention(platform.events, tenantId, p)).settings.signed_documents_days;
       },
       eraseMails: (email) => platform.mailer.eraseRecipient?.(email) ?? Promise.resolve(0),
+      deleteSignerFiles: async (tenantId, documentId) => {
+        let deleted = 0;
+        for (const key of await platform.blobs.list(`signing/${tenantId}/${documentId}/`)) {
+          if (SIGNER_FILE.test(key) && (await platform.blobs.delete(key))) deleted += 1;
+        }
+        return deleted;
+      },
     },
   }),
   routes: async () => (await import('../api/routes/privacy/erasures.ts')).registerPrivacyRoutes,

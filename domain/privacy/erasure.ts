@@ -53,6 +53,7 @@ export type ReceiptKind =
   | 'signer_records_in_clear'
   | 'email_verifications'
   | 'outbox_mails'
+  | 'signer_files'
   | 'idempotency_answers';
 
 /** One line of a receipt: what kind of data, where, how many items, when. Never the data itself. */
@@ -61,7 +62,9 @@ export interface ReceiptItem {
    * `face_templates`, `fingerprint_templates`, `data_keys`; for an e-mail: `signer_records` (signing
    * documents not finalized, crypto-shredded), `signer_records_blocked` (finalized documents blocked until
    * the end of their retention period, then shredded by the sweep: `document_ids`, `blocked`), `signer_records_in_clear` (documents created before signing
-   * events were sealed: cannot be crypto-shredded, `document_ids`), `email_verifications`, `outbox_mails`; for a
+   * events were sealed: cannot be crypto-shredded, `document_ids`), `signer_files` (the signers' files of the
+   * `signer_records` documents: drawn signature images, e.firma working PDFs, prepared signatures and OCSP
+   * responses; deleted), `email_verifications`, `outbox_mails`; for a
    * subject id: `idempotency_answers` (stored `Idempotency-Key` answers removed: those naming the subject id
    * and those a route tagged with it, such as OCR extractions given `subject_id`), `usage_calls` (usage rows
    * of calls that named the subject: IP address and user agent cleared), `usage_exports` (export files with
@@ -193,6 +196,13 @@ export interface EmailErasureDeps {
   signedDocumentsDays: (tenantId: string) => Promise<number | null>;
   /** Deletes the stored outbound mails addressed to `email` (To, Cc); returns how many. */
   eraseMails: (email: string) => Promise<number>;
+  /**
+   * Deletes the files of a signing document that hold its signers' personal data (drawn signature images;
+   * e.firma working PDFs, prepared signatures and OCSP responses: certificates naming the holder, RFC, CURP),
+   * keeping the uploaded PDF and its page images (the tenant's document); returns how many were deleted.
+   * Absent: such files stay until the retention sweep (receipt count 0).
+   */
+  deleteSignerFiles?: (tenantId: string, documentId: string) => Promise<number>;
 }
 
 /** The public view of an erasure. */
@@ -269,6 +279,7 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
   const blocked: string[] = [];
   const inClear: string[] = [];
   let keys = 0;
+  let files = 0;
   const blockedUntil: { document_id: string; blocked_until: string | null }[] = [];
   const days = docs.some((d) => d.finalizedAt !== null) ? await mail.signedDocumentsDays(tenantId) : null;
   for (const d of docs) {
@@ -288,6 +299,7 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
       const e: PrivacySigningDocumentErased = { type: PRIVACY_SIGNING_DOCUMENT_ERASED, data: { erasure_id: erasureId, tenant_id: tenantId, document_id: d.documentId, erased_at: at } };
       await deps.events.append(erasureStream(tenantId), [{ ...e, metadata: meta }]);
       erased.push(d.documentId);
+      files += (await mail.deleteSignerFiles?.(tenantId, d.documentId)) ?? 0;
     }
   }
   if (erased.length || blocked.length) {
@@ -301,13 +313,14 @@ async function eraseEmail(deps: ErasureDeps, mail: EmailErasureDeps, tenantId: s
   await deps.forgetResponses?.(tenantId, email, { ignoreCase: true });
   const at = iso();
   const items: ReceiptItem[] = [
-    { kind: 'signer_records', stores: erased.length ? ['event_log', 'read_models', 'key_store'] : [], count: erased.length, erased_at: at, document_ids: erased.sort() },
+    { kind: 'signer_records', stores: erased.length ? ['event_log', 'read_models', 'key_store', ...(files ? ['blob_store'] : [])] : [], count: erased.length, erased_at: at, document_ids: erased.sort() },
     { kind: 'signer_records_blocked', stores: blocked.length ? ['read_models'] : [], count: blocked.length, erased_at: at, document_ids: blocked.sort(), blocked: blockedUntil.sort((a, b) => a.document_id.localeCompare(b.document_id)) },
     { kind: 'signer_records_in_clear', stores: [], count: inClear.length, erased_at: at, document_ids: inClear.sort() },
     { kind: 'email_verifications', stores: [], count: 0, erased_at: at },
     { kind: 'outbox_mails', stores: mails ? ['outbox'] : [], count: mails, erased_at: at },
   ];
   if (keys) items.push({ kind: 'data_keys', stores: ['key_store'], count: keys, erased_at: at });
+  if (files) items.push({ kind: 'signer_files', stores: ['blob_store'], count: files, erased_at: at });
   return items;
 }
 
@@ -342,7 +355,10 @@ async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjec
   await deps.events.append(stream, [{ ...erased, metadata: meta }]);
   await deps.catchUp();
   // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
-  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION, 'usage_events']);
+  // (Not `usage_events`: on PostgreSQL that is a VACUUM FULL of every tenant's calls per erasure; the
+  // former versions of the rows whose address was cleared stay in its dead tuples until vacuumed, as after
+  // a retention truncation: docs/privacy.md "Not done yet". SQLite's checkpoint covers the whole file.)
+  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
   // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata) or
   // are tagged with it (an OCR extraction given `subject_id`: names, CURP and address, not the subject id).
   const answers = ((await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId))) ?? 0) + ((await deps.forgetSubjectResponses?.(input.tenantId, input.subjectId)) ?? 0);

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../../helpers/signing.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../../helpers/postgres.ts';
@@ -260,6 +261,41 @@ for (const p of profiles) describe(`privacy erasures by e-mail address (${p.name
     const replay = cli(['replay']);
     expect(replay.status, replay.stderr).toBe(0);
     expect((await api('GET', `/v1/signing/documents/${open}`)).text).not.toContain(MARK);
+  }, 300_000);
+
+  it("deletes the signers' files of a shredded document (a drawn signature image), keeping the upload", async () => {
+    const bea = `bea.${MARK}@example.com`;
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'b.pdf');
+    form.set('title', 'Contrato dibujado');
+    form.set('signers', JSON.stringify([{ email: bea, name: 'Bea', order: 1 }, { email: 'tercero@example.com', name: 'Tercero', order: 2 }]));
+    const created = await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as any).data.document_id as string;
+    expect((await api('POST', `/v1/signing/documents/${id}/send-invitations`, {})).status).toBe(200);
+    const m = await waitFor(() => readOutbox(s.dataDir).find((x) => x.to.includes(bea) && x.body.includes(id)), 15_000, 'invitation');
+    const t = new URL(s.url + linkOf(m)).searchParams.get('t')!;
+    const png = await sharp({ create: { width: 300, height: 100, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0 } } })
+      .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100"><path d="M10 80 C 60 10, 120 90, 290 20" stroke="black" stroke-width="5" fill="none"/></svg>') }])
+      .png()
+      .toBuffer();
+    const signed = await fetch(`${s.url}/sign/${id}/sign`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ t, consent: 'yes', method: 'drawn', drawn_png: `data:image/png;base64,${png.toString('base64')}` }).toString(),
+    });
+    expect(signed.status).toBe(200);
+    const files = async () => (await s.ctx.blobs.list(`signing/${tenantId}/${id}/`)).map((k) => k.slice(k.lastIndexOf('/') + 1));
+    expect((await files()).filter((n) => n.startsWith('signature-'))).toHaveLength(1);
+
+    const r = await api('POST', '/v1/privacy/erasures', { email: bea });
+    expect(r.status, r.text).toBe(202);
+    const erased = JSON.parse(r.text).data.erased;
+    expect(erased.find((x: any) => x.kind === 'signer_records')).toMatchObject({ count: 1, document_ids: [id], stores: ['event_log', 'read_models', 'key_store', 'blob_store'] });
+    expect(erased.find((x: any) => x.kind === 'signer_files')).toMatchObject({ count: 1, stores: ['blob_store'] });
+    const left = await files();
+    expect(left.filter((n) => n.startsWith('signature-'))).toEqual([]);
+    expect(left).toContain('original.pdf');
   }, 300_000);
 
   it('refuses an email that is not one address, with or without subject_id', async () => {

@@ -10,10 +10,10 @@ import { privacyCapability } from '../../../capabilities/privacy.ts';
 
 const ReceiptItem = z.object({
   kind: z
-    .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'email_verifications', 'outbox_mails', 'idempotency_answers', 'usage_calls', 'usage_exports'])
+    .enum(['face_templates', 'fingerprint_templates', 'data_keys', 'signer_records', 'signer_records_blocked', 'signer_records_in_clear', 'signer_files', 'email_verifications', 'outbox_mails', 'idempotency_answers', 'usage_calls', 'usage_exports'])
     .describe(
       'What was erased. For `email`: `signer_records` (signing documents not finalized with a signer at the address: the document\'s data key is destroyed, its personal fields read as erased, its audit chain still verifies), ' +
-        '`signer_records_blocked` (finalized documents under their legal retention period: blocked, not erased: no longer served to signers nor shown with personal fields, only admin keys download them, each download recorded; shredded by the retention sweep at `blocked_until`), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), ' +
+        '`signer_records_blocked` (finalized documents under their legal retention period: blocked, not erased: no longer served to signers nor shown with personal fields, only admin keys download them, each download recorded; shredded by the retention sweep at `blocked_until`), `signer_records_in_clear` (documents created before signing events were sealed: not erasable from the log), `signer_files` (files of the `signer_records` documents holding their signers\' data: drawn signature images, e.firma signed versions, prepared signatures and OCSP responses; deleted from the blob store, the uploaded PDF and its page images stay), ' +
         '`email_verifications` (always 0: a verification keeps no address), `outbox_mails` (stored outbound mails addressed to it, deleted). ' +
         'For `subject_id`: `face_templates`, `fingerprint_templates`, `data_keys`, and `idempotency_answers` (answers stored for an `Idempotency-Key` that named the subject id, ' +
         'or that were tagged with it: OCR calls given `subject_id`; removed, a retry with such a key runs its call again), ' +
