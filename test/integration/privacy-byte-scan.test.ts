@@ -3,8 +3,9 @@
  * finds neither the subject's marker strings nor its template bytes. Embedded profile (every file under
  * DATA_DIR, WAL and SHM included, the vector index's SQLite and HNSW snapshots, blobs, outbox, and the
  * server's and CLI's logs at `trace`) and, where PostgreSQL answers (CI; skipped locally per
- * test/helpers/servers.ts), PostgreSQL (`pg_dump` of the test's schema, every table's rows as text and the
- * raw pages of every relation in it, plus DATA_DIR). Search (1:N) no longer finds the face and
+ * test/helpers/servers.ts), PostgreSQL (`pg_dump` of the test's schema, every table's rows as text, the
+ * raw pages of every relation in it and, where readable, its files, plus DATA_DIR), with Idempotency-Key
+ * answers and rate limits in Redis where it answers (every value under the run's prefix is scanned). Search (1:N) no longer finds the face and
  * `npm run cli -- replay` rebuilds without it.
  *
  * The capabilities that store a data subject are a list of {@link CapabilitySetup}s: each enrols its data
@@ -33,6 +34,8 @@ import { EMAIL_TEST_ZONE } from '../helpers/email-fixture-zone.ts';
 import { linkOf, makePdf, readOutbox, waitFor } from '../helpers/signing.ts';
 import { SAMPLE_INE, renderIneFront } from '../helpers/ocr-fixtures.ts';
 import { dropSchemas, postgresReachable, testDatabaseUrl, uniqueSchema } from '../helpers/postgres.ts';
+import { redisReachable, testRedisUrl } from '../helpers/redis.ts';
+import { Redis } from 'ioredis';
 import { decodeTemplate } from '../../domain/face-matching/events.ts';
 import { TEMPLATES_COLLECTION, type TemplateDoc } from '../../domain/fingerprint/deps.ts';
 import { normaliseVector } from '../../infra/vector-index/embedded/index.ts';
@@ -47,6 +50,8 @@ const isoTemplate = (name: string) => readFileSync(path.join(fpDir, name));
 
 const TIMEOUT = 900_000;
 const pgReady = haveData && (await postgresReachable('privacy byte scan on PostgreSQL'));
+// The PostgreSQL profile is the scaled-out one: Idempotency-Key answers (and rate limits) in Redis where it answers.
+const redisReady = pgReady && (await redisReachable('privacy byte scan on PostgreSQL with Redis idempotency keys'));
 
 /**
  * A byte sequence that must be gone after the erasure; `seenBefore`: the profile stores it as such, so the
@@ -79,6 +84,12 @@ interface CapabilitySetup {
   gone(ctx: SetupContext): Promise<void>;
 }
 
+/**
+ * Where the profile keeps `Idempotency-Key` answers: `idempotency.sqlite` (embedded), or Redis values under
+ * the run's prefix (`redis <prefix>idem:...`, the PostgreSQL profile where Redis answers).
+ */
+const IDEMPOTENCY_STORE_SOURCE = /idempotency\.sqlite|^redis \S*:idem:/;
+
 /** Multipart calls; a 503 (inference timed out on a loaded machine: "retry later") is retried. */
 const calls = (s: () => TestServer) => {
   const img = jsonCalls(s, 'img');
@@ -105,7 +116,7 @@ function templateNeedles(name: string, template: Float32Array): ScanNeedle[] {
 const faceSetup: CapabilitySetup = {
   name: 'face matching',
   request: (c) => ({ subject_id: c.subjectId }),
-  markerIn: [/idempotency\.sqlite/],
+  markerIn: [IDEMPOTENCY_STORE_SOURCE],
   async enrol({ s, key, subjectId, marker }) {
     const { img } = calls(() => s);
     const r = await img(key, '/v1/face-matching/enroll', {
@@ -222,7 +233,7 @@ const signingSetup: CapabilitySetup = {
 const emailVerificationSetup: CapabilitySetup = {
   name: 'e-mail verification',
   request: (c) => ({ email: markerEmail(c.marker) }),
-  markerIn: [/idempotency\.sqlite/],
+  markerIn: [IDEMPOTENCY_STORE_SOURCE],
   async enrol({ s, key, marker }) {
     const email = markerEmail(marker);
     const one = await s.fetch(`/v1/email/verify?email=${encodeURIComponent(email)}`, { key });
@@ -269,7 +280,7 @@ const ocrSetup: CapabilitySetup = {
     const body = (await r.json()) as { fields: { curp: string; claveElector: string; surname: string; address: string } };
     expect(r.status, JSON.stringify(body)).toBe(200);
     expect(body.fields.address).toContain(OCR_TOKEN);
-    const stored = { seenBefore: true, seenIn: /idempotency\.sqlite/ };
+    const stored = { seenBefore: true, seenIn: IDEMPOTENCY_STORE_SOURCE };
     return [
       { ...textNeedle('extracted street (ours)', OCR_TOKEN), ...stored },
       { ...textNeedle('extracted CURP', body.fields.curp), ...stored },
@@ -469,17 +480,64 @@ describe.skipIf(!haveData)('privacy byte scan: nothing of an erased subject stay
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).finally(() => admin.end());
+    const redisPrefix = `${schema}:`;
+    const redis: Record<string, string> = redisReady ? { REDIS_URL: testRedisUrl(), REDIS_PREFIX: redisPrefix, IDEMPOTENCY_STORE: 'redis', RATE_LIMITER: 'redis' } : {};
     await byteScan({
-      name: 'postgres',
-      config: { EVENT_STORE: 'postgres', READ_MODELS: 'postgres', DATABASE_URL: url, DATABASE_SCHEMA: schema },
-      external: () => postgresBytes(url, schema),
+      name: redisReady ? 'postgres+redis' : 'postgres',
+      config: { EVENT_STORE: 'postgres', READ_MODELS: 'postgres', DATABASE_URL: url, DATABASE_SCHEMA: schema, ...redis },
+      external: async () => [...(await postgresBytes(url, schema)), ...(redisReady ? await redisBytes(redisPrefix) : [])],
       // The face's metadata is in its read-model row: the dump, the raw pages and (where readable) the files hold it.
       markerIn: () => [/^pg_dump/, /^page /, ...(relationFilesSkipped ? [] : [/^file /])],
-      cleanup: async () => undefined,
+      cleanup: async () => (redisReady ? redisDelete(redisPrefix) : undefined),
     });
     console.log(`privacy byte scan [postgres]: ${relationFilesRead} relation files read over the scans${relationFilesSkipped ? ' (data directory out of reach: raw pages through pageinspect only)' : ''}`);
   }, TIMEOUT);
 });
+
+/** Every value under `prefix` in the test Redis (strings, hashes, lists, sets, sorted sets), named `redis <key>`. */
+async function redisBytes(prefix: string): Promise<Array<[string, Buffer]>> {
+  const r = new Redis(testRedisUrl());
+  const out: Array<[string, Buffer]> = [];
+  try {
+    for (const key of await redisKeys(r, prefix)) {
+      const type = await r.type(key);
+      const parts: Buffer[] =
+        type === 'string' ? [(await r.getBuffer(key)) ?? Buffer.alloc(0)]
+        : type === 'hash' ? await r.hgetallBuffer(key).then((h) => Object.entries(h).flatMap(([f, v]) => [Buffer.from(f), v]))
+        : type === 'list' ? await r.lrangeBuffer(key, 0, -1)
+        : type === 'set' ? await r.smembersBuffer(key)
+        : type === 'zset' ? await r.zrangeBuffer(key, 0, -1)
+        : [];
+      out.push([`redis ${key}`, Buffer.concat([Buffer.from(key), ...parts])]);
+    }
+  } finally {
+    r.disconnect();
+  }
+  return out;
+}
+
+/** The keys under `prefix` (SCAN). */
+async function redisKeys(r: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await r.scan(cursor, 'MATCH', `${prefix.replace(/[\\*?[\]]/g, '\\$&')}*`, 'COUNT', 500);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** Deletes the run's keys (its own prefix only). */
+async function redisDelete(prefix: string): Promise<void> {
+  const r = new Redis(testRedisUrl());
+  try {
+    const keys = await redisKeys(r, prefix);
+    if (keys.length) await r.del(...keys);
+  } finally {
+    r.disconnect();
+  }
+}
 
 /**
  * The relations' own files in PostgreSQL's data directory (every fork and segment: `base/<db>/<filenode>`,
