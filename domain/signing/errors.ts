@@ -64,6 +64,11 @@ export const SIGNING_ERROR_STATUS = {
    * finalize can be retried after `Retry-After` (the local clock is never used in its place; issue 29 item 5).
    */
   conservation_unavailable: 503,
+  /**
+   * Finalize of an e.firma document (issue 29): the working PDF is missing or does not hash to the
+   * `working_pdf_sha256` its log names, or a signature's OCSP response is missing: nothing is sealed.
+   */
+  efirma_file_mismatch: 500,
   /** The finalized document has no NOM-151 conservation record (finalized without `CONSERVATION_TSA_URL`). */
   conservation_not_found: 404,
   /** Another finalize of the document is sealing it now (issue 31); retry after `Retry-After` (then `document_locked` once done). */

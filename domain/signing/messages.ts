@@ -86,6 +86,20 @@ export interface SigningMessages {
     integrityText: (n: number) => string;
     verify: (id: string) => string;
     sealed: (name: string) => string;
+    /** e.firma documents (issue 29): SHA-256 of the final signed PDF (printed on its separate certificate). */
+    finalSha: string;
+    /** e.firma signer: how and when they signed. */
+    efirmaSignedAt: (at: string, ip: string) => string;
+    /** The certificate's holder: name, RFC and CURP (`-` when absent). */
+    efirmaHolder: (name: string, rfc: string, curp: string) => string;
+    /** A company's FIEL: the legal representative's RFC and CURP. */
+    efirmaRepresentative: (rfc: string, curp: string) => string;
+    /** Issuer and certificate serial number. */
+    efirmaCertificate: (issuer: string, serial: string) => string;
+    /** OCSP status at signing time, when it was produced and by which responder. */
+    efirmaOcsp: (status: 'good' | 'revoked' | 'unknown', at: string, responder: string) => string;
+    /** Closing note of an e.firma document's certificate. */
+    efirmaSealed: (name: string) => string;
     auditTrail: string;
     to: (list: string) => string;
     by: (user: string) => string;
@@ -185,6 +199,13 @@ const es: SigningMessages = {
     integrityText: (n) => `Cada entrada de la bitácora lleva el SHA-256 de la anterior; la primera está encadenada al hash del documento. ${n} entradas; hash de la última entrada antes de finalizar:`,
     verify: (id) => `Verificar: npm run cli -- signing audit --document ${id}`,
     sealed: (n) => `Este archivo está sellado con una firma PAdES de «${n}» que cubre todas las páginas y este certificado.`,
+    finalSha: 'SHA-256 del PDF firmado (firmas e.firma, sello y datos de validación a largo plazo):',
+    efirmaSignedAt: (at, ip) => `Firmó con su e.firma (firma electrónica avanzada del SAT) el ${at} desde la IP ${ip} · firma PAdES incremental en el PDF firmado`,
+    efirmaHolder: (n, rfc, curp) => `Titular del certificado: ${n} · RFC: ${rfc} · CURP: ${curp}`,
+    efirmaRepresentative: (rfc, curp) => `Representante legal · RFC: ${rfc} · CURP: ${curp}`,
+    efirmaCertificate: (issuer, serial) => `Emisor: ${issuer} · número de serie del certificado: ${serial}`,
+    efirmaOcsp: (st, at, r) => `Estado OCSP al firmar: ${st === 'good' ? 'vigente' : st === 'revoked' ? 'revocado' : 'desconocido'} (respuesta del ${at}, ${r})`,
+    efirmaSealed: (n) => `Las firmas e.firma están en el PDF firmado, cada una como revisión PAdES incremental; «${n}» lo sella al final con las respuestas OCSP y los certificados (PAdES B-LT). Este certificado es un archivo aparte, sellado por «${n}».`,
     auditTrail: 'Bitácora de auditoría',
     to: (l) => `a ${l}`,
     by: (u) => `por ${u}`,
@@ -284,6 +305,13 @@ const en: SigningMessages = {
     integrityText: (n) => `Each audit entry carries the SHA-256 of the previous one, the first chained to the document hash above. ${n} entries; hash of the last entry before finalize:`,
     verify: (id) => `Verify: npm run cli -- signing audit --document ${id}`,
     sealed: (n) => `This file is sealed with a PAdES signature by "${n}" covering every page and this certificate.`,
+    finalSha: 'SHA-256 of the signed PDF (e.firma signatures, seal and long-term validation data):',
+    efirmaSignedAt: (at, ip) => `Signed with their e.firma (SAT advanced electronic signature) at ${at} from IP ${ip} · incremental PAdES signature in the signed PDF`,
+    efirmaHolder: (n, rfc, curp) => `Certificate holder: ${n} · RFC: ${rfc} · CURP: ${curp}`,
+    efirmaRepresentative: (rfc, curp) => `Legal representative · RFC: ${rfc} · CURP: ${curp}`,
+    efirmaCertificate: (issuer, serial) => `Issuer: ${issuer} · certificate serial number: ${serial}`,
+    efirmaOcsp: (st, at, r) => `OCSP status at signing: ${st} (response of ${at}, ${r})`,
+    efirmaSealed: (n) => `The e.firma signatures are in the signed PDF, each an incremental PAdES revision; "${n}" seals it last with the OCSP responses and certificates (PAdES B-LT). This certificate is a separate file, sealed by "${n}".`,
     auditTrail: 'Audit trail',
     to: (l) => `to ${l}`,
     by: (u) => `by ${u}`,

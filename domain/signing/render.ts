@@ -26,6 +26,8 @@ export interface RenderInput {
   /** Name of the service's signing certificate (printed). */
   signerName: string;
   mode: 'document' | 'withAudit' | 'certificateOnly';
+  /** e.firma documents (`certificateOnly`): SHA-256 of the final signed PDF, printed under the original's. */
+  finalSha256?: string | null;
 }
 
 const A4 = { width: 595.28, height: 841.89 };
@@ -198,6 +200,10 @@ export async function renderFinal(input: RenderInput): Promise<PDFDocument> {
   text(m.file(state.file.name, state.file.pages, formatNumber(state.file.size, locale)));
   text(m.sha);
   text(state.document_sha256, { font: 'mono', size: 9, indent: 12 });
+  if (input.finalSha256) {
+    text(m.finalSha);
+    text(input.finalSha256, { font: 'mono', size: 9, indent: 12 });
+  }
   text(m.timeline(when(state.created_at), when(state.completed_at), when(input.finalizedAt)));
   text(m.timesIn(locale.timeZone), { size: 8, color: [0.35, 0.35, 0.35] });
   plan.push((w) => w.gap(10));
@@ -208,10 +214,22 @@ export async function renderFinal(input: RenderInput): Promise<PDFDocument> {
       w.ensure(110);
     });
     text(`${s.order}. ${s.name} <${s.email}>${s.role ? ` · ${s.role}` : ''}`, { font: 'bold' });
-    text(m.signedAt(when(s.signed_at), s.ip_address ?? '-', s.method === 'drawn'), { indent: 12, size: 9 });
+    if (s.efirma) {
+      // e.firma (issue 29): the certificate's holder, issuer, serial and the OCSP answer at signing time.
+      const e = s.efirma;
+      text(m.efirmaSignedAt(when(s.signed_at), s.ip_address ?? '-'), { indent: 12, size: 9 });
+      text(m.efirmaHolder(e.holder_name, e.rfc ?? '-', e.curp ?? '-'), { indent: 12, size: 9 });
+      if (e.representative_rfc || e.representative_curp) text(m.efirmaRepresentative(e.representative_rfc ?? '-', e.representative_curp ?? '-'), { indent: 12, size: 9 });
+      text(m.efirmaCertificate(e.issuer, e.certificate_serial), { indent: 12, size: 9 });
+      text(m.efirmaOcsp(e.ocsp_status, when(e.ocsp_produced_at), e.ocsp_responder), { indent: 12, size: 9 });
+    } else {
+      text(m.signedAt(when(s.signed_at), s.ip_address ?? '-', s.method === 'drawn'), { indent: 12, size: 9 });
+    }
     text(m.signatureLine(s.signature_id ?? '-', when(s.sent_at), when(s.viewed_at)), { indent: 12, size: 9 });
     text(m.userAgent(s.user_agent ?? '-'), { indent: 12, size: 8, color: [0.35, 0.35, 0.35] });
-    if (s.fields.length === 0) {
+    if (s.efirma) {
+      // Its signature is the PAdES one in the signed PDF: nothing is drawn.
+    } else if (s.fields.length === 0) {
       // No placement: the signature goes here.
       plan.push(async (w, f) => {
         w.ensure(50);
@@ -228,7 +246,7 @@ export async function renderFinal(input: RenderInput): Promise<PDFDocument> {
   text(input.chainHead, { font: 'mono', size: 9, indent: 12 });
   text(m.verify(state.document_id), { size: 8, color: [0.35, 0.35, 0.35] });
   plan.push((w) => w.gap(6));
-  text(m.sealed(input.signerName), { size: 8, color: [0.35, 0.35, 0.35] });
+  text(signed.some((s) => s.efirma) ? m.efirmaSealed(input.signerName) : m.sealed(input.signerName), { size: 8, color: [0.35, 0.35, 0.35] });
   if (input.mode !== 'document') {
     plan.push((w) => w.newPage());
     text(m.auditTrail, { size: 16, font: 'bold' });

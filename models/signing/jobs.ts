@@ -5,10 +5,12 @@
  * configuration handed to `configure`), so the private key never travels in a job message.
  * A TSA failure is thrown as the coded error `timestamp_unavailable` (mapped to 503 by the service).
  */
+import { createHash } from 'node:crypto';
 import type { DocumentState } from '../../domain/signing/document.ts';
 import type { AuditEntry } from '../../domain/signing/audit.ts';
 import { renderFinal } from '../../domain/signing/render.ts';
 import { signPdf, type TimestampOptions } from '../../domain/signing/pades.ts';
+import { finalizeEfirmaPdf } from '../../domain/signing/efirma-final.ts';
 import { loadSigningIdentity, type SigningIdentity, type SigningIdentityConfig } from '../../infra/secrets/signing-identity.ts';
 
 /** Settings the seal job reads (a subset of the validated configuration). */
@@ -41,6 +43,12 @@ export interface SealInput {
   finalizedAt: string;
   /** Contact info of the signature dictionary (the service's public base URL). */
   contactInfo: string;
+  /**
+   * A document signed with e.firma (issue 29): its working PDF (every signer's incremental PAdES signature)
+   * and the DER OCSP responses of those signatures. The final PDF is then the working PDF + the seal + the
+   * DSS (+ a document time-stamp with a TSA), not a re-rendered original (domain/signing/efirma-final.ts).
+   */
+  efirma?: { working: Uint8Array; ocspResponses: Uint8Array[] };
 }
 
 export interface SealOutput {
@@ -82,6 +90,29 @@ export async function seal(input: SealInput, s: SealSettings, id: SigningIdentit
         ...(tsa ? { tsa } : {}),
       }),
     );
+  if (input.efirma) {
+    // e.firma: the signers' signatures must stay untouched, so nothing is stamped or appended to their pages:
+    // `pdf` and `pdf_with_audit` are the same LTV file, and the certificate of completion (with the audit
+    // pages) is its own sealed PDF (docs/signing.md "e.firma: finalize").
+    const pdf = await finalizeEfirmaPdf(Buffer.from(input.efirma.working), id, {
+      reason: `Sello document ${input.state.document_id} (pdf)`,
+      signingTime: new Date(input.finalizedAt),
+      ocspResponses: input.efirma.ocspResponses.map((b) => Buffer.from(b)),
+      ...(tsa ? { tsa } : {}),
+    });
+    const finalSha256 = createHash('sha256').update(pdf).digest('hex');
+    const certificate = new Uint8Array(
+      await signPdf(await renderFinal({ ...common, mode: 'certificateOnly', finalSha256 }), {
+        key: id,
+        reason: `Sello document ${input.state.document_id} (certificate)`,
+        location: 'Sello',
+        contactInfo: input.contactInfo || 'Sello',
+        signingTime: new Date(input.finalizedAt),
+        ...(tsa ? { tsa } : {}),
+      }),
+    );
+    return { pdf: new Uint8Array(pdf), withAudit: new Uint8Array(pdf), certificate, timestamped: tsa !== undefined, certificateSha256: id.certificateSha256 };
+  }
   return { pdf: await one('document'), withAudit: await one('withAudit'), certificate: await one('certificateOnly'), timestamped: tsa !== undefined, certificateSha256: id.certificateSha256 };
 }
 

@@ -47,6 +47,7 @@ import { signingDocuments, type SigningDocumentDoc } from '../../projections/sig
 import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeClaim, finalizeClaimStream } from '../../domain/signing/finalize-claim.ts';
 import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
 import { recordConservation, conservationToken, verifyConservation } from './conservation.ts';
+import { efirmaSealInput } from './efirma-finalize.ts';
 import type { TimestampOptions } from '../../domain/signing/pades.ts';
 import { PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, blockedDownloadsStream, type PrivacyBlockedDocumentDownloaded } from '../../domain/privacy/erasure.ts';
 
@@ -412,7 +413,9 @@ export function createSigningService(deps: SigningDeps) {
         }
         const orig = await original(s);
         const finalizedAt = iso(now);
-        const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s) });
+        // e.firma (issue 29): the final PDF is the signers' working PDF + the seal + LTV data (./efirma-finalize.ts).
+        const efirma = await efirmaSealInput(blobs, s);
+        const sealed = await deps.seal({ original: new Uint8Array(orig), state: s, images, audit: auditEntries(raw), chainHead: s.last_hash, finalizedAt, contactInfo: linkBase(s), ...(efirma ? { efirma } : {}) });
         const finalPdf = Buffer.from(sealed.pdf);
         const withAudit = Buffer.from(sealed.withAudit);
         const certificate = Buffer.from(sealed.certificate);
@@ -686,7 +689,9 @@ export function createSigningService(deps: SigningDeps) {
       }
       const state = doc ? (await load(doc.id)).state : null;
       const withheld = !!doc?.blocked && !doc.deleted;
-      const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash) && !!lastValid?.c.coversWholeFile;
+      // Byte for byte a file finalize produced. (An e.firma document's seal is followed by its DSS and document
+      // time-stamp revisions, so the seal itself does not cover the whole file there.)
+      const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash);
       const reasonId = last?.s.reason ? /doc_[0-9a-f]{24}/.exec(last.s.reason)?.[0] ?? null : null;
       const claimed = !doc && reasonId ? await loadOwnedOrNull(tenantId, reasonId) : null;
       // The conservation token time-stamps the final PDF (`format=pdf`): checked for that file, or for a file
