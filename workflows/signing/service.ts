@@ -48,6 +48,7 @@ import { FINALIZE_CLAIMED, FINALIZE_CLAIM_LEASE_MS, FINALIZE_RELEASED, activeCla
 import { DEFAULT_LOCALE, type Language, type Locale } from '../../domain/shared/locale.ts';
 import { recordConservation, conservationToken, verifyConservation } from './conservation.ts';
 import { efirmaSealInput } from './efirma-finalize.ts';
+import { reportSignatures } from './verify-signatures.ts';
 import type { TimestampOptions } from '../../domain/signing/pades.ts';
 import { PRIVACY_BLOCKED_DOCUMENT_DOWNLOADED, blockedDownloadsStream, type PrivacyBlockedDocumentDownloaded } from '../../domain/privacy/erasure.ts';
 
@@ -689,6 +690,10 @@ export function createSigningService(deps: SigningDeps) {
       }
       const state = doc ? (await load(doc.id)).state : null;
       const withheld = !!doc?.blocked && !doc.deleted;
+      // Per signature (issue 29): holder, RFC, CURP, issuer, OCSP at signing time (the document's record), coverage.
+      const signatures = (await reportSignatures(pdf, checked, digestOf, state, identity.certificateSha256)).map((x) =>
+        withheld ? { ...x, holder_name: null, rfc: null, representative_rfc: null, curp: null, representative_curp: null, signer_name: x.kind === 'efirma' ? null : x.signer_name } : x,
+      );
       // Byte for byte a file finalize produced. (An e.firma document's seal is followed by its DSS and document
       // time-stamp revisions, so the seal itself does not cover the whole file there.)
       const unmodified = !!doc && [doc.final_sha256, doc.audit_sha256, doc.certificate_sha256].includes(fileHash);
@@ -719,6 +724,7 @@ export function createSigningService(deps: SigningDeps) {
             : null,
         claimed_document_id: doc ? doc.id : claimed ? reasonId : null,
         conservation,
+        signatures,
         sha256: fileHash,
       };
     },

@@ -189,6 +189,23 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     expect(v.unmodified).toBe(true);
     expect(v.document.document_id).toBe(id);
     expect(v.conservation.valid).toBe(true);
+    // Per signature: the two e.firma (holder, RFC, CURP, issuer, OCSP at signing time), the seal, the time-stamp.
+    expect(v.signatures.map((x: any) => x.kind)).toEqual(['efirma', 'efirma', 'service', 'document_timestamp']);
+    expect(v.signatures.map((x: any) => x.valid)).toEqual([true, true, true, true]);
+    expect(v.signatures.map((x: any) => x.covers_document)).toEqual([false, false, false, true]);
+    const [sa, sb] = v.signatures;
+    expect(sa).toMatchObject({ holder_name: 'ANA MARÍA LÓPEZ PÉREZ', rfc: 'LOPA800101AB1', curp: 'LOPA800101MDFPRN09', representative_rfc: null, certificate_serial: parseEfirmaCertificate(ana.cer).serialNumberHex });
+    expect(sa.issuer).toContain('AC DEL SERVICIO DE ADMINISTRACION TRIBUTARIA PRUEBAS');
+    expect(sa.ocsp).toMatchObject({ status: 'good', responder: ocsp.url });
+    expect(sb).toMatchObject({ holder_name: 'INMOBILIARIA DEL VALLE SA DE CV', rfc: 'IVA010101AB1', representative_rfc: 'HEGT7610034S2', curp: null, representative_curp: 'HEGT761003MDFRNN09' });
+    expect(v.signatures[3].signer_name).toBe('Sello test TSA');
+    // The flipped file: signer 1's signature no longer verifies, the others still do.
+    const fform = new FormData();
+    fform.set('document', new Blob([new Uint8Array(flipped)], { type: 'application/pdf' }), 'f.pdf');
+    const vf = ((await (await s.fetch('/v1/signing/verify', { method: 'POST', body: fform, key })).json()) as any).data;
+    expect(vf.signatures[0].valid).toBe(false);
+    expect(vf.signatures[0].error).toMatch(/digest/);
+    expect(vf.unmodified).toBe(false);
     const tokenFile = join(dir, 'token.tst');
     writeFileSync(tokenFile, Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/conservation`, { key })).arrayBuffer()));
     const ok = spawnSync('openssl', ['ts', '-verify', '-digest', sha256(pdf), '-in', tokenFile, '-token_in', '-CAfile', tsa.certPath, '-untrusted', tsa.certPath], { encoding: 'utf8' });

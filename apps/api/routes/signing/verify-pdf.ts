@@ -34,6 +34,29 @@ export const VerifyResponse = z.object({
       .nullable()
       .describe('The document of this account the file belongs to; null when it is not one of yours'),
     claimed_document_id: z.string().nullable(),
+    signatures: z
+      .array(
+        z.object({
+          kind: z.enum(['efirma', 'service', 'document_timestamp', 'other']).describe('`efirma`: a SAT e.firma (FIEL) certificate; `service`: this service\'s seal; `document_timestamp`: an RFC 3161 document time-stamp (PAdES B-LTA); `other`'),
+          valid: z.boolean().describe('Verifies over its byte range (a CMS signature: digest and signature; a document time-stamp: imprint and token signature)'),
+          covers_document: z.boolean().describe('Its byte range reaches the end of the file. An earlier signature of an incrementally signed PDF does not (later revisions follow): that is expected; the last one does'),
+          signer_name: z.string().nullable().describe('Common name of the signing certificate'),
+          holder_name: z.string().nullable().describe('e.firma: the certificate holder\'s name'),
+          rfc: z.string().nullable().describe('e.firma: the holder\'s RFC (x500UniqueIdentifier; a company\'s for a company FIEL)'),
+          representative_rfc: z.string().nullable().describe('e.firma of a company: the legal representative\'s RFC'),
+          curp: z.string().nullable().describe('e.firma: the holder\'s CURP (serialNumber)'),
+          representative_curp: z.string().nullable().describe('e.firma of a company: the legal representative\'s CURP'),
+          issuer: z.string().nullable().describe('Issuer DN of the signing certificate (RFC 4514)'),
+          certificate_serial: z.string().nullable().describe('Serial number of the signing certificate, lower-case hex'),
+          timestamp: z.string().nullable().describe('RFC 3161 time: the signature time-stamp\'s, or the document time-stamp\'s'),
+          ocsp: z
+            .object({ status: z.enum(['good', 'revoked', 'unknown']), produced_at: z.string(), responder: z.string() })
+            .nullable()
+            .describe('e.firma: the OCSP answer at signing time as the document\'s audit log recorded it; null when the file is not identified as one of your documents'),
+          error: z.string().nullable().describe('Why it does not verify'),
+        }),
+      )
+      .describe('Every examined signature in file order (issue 29). For a document blocked by an erasure request the e.firma holder fields are withheld (null)'),
     conservation: z
       .object({
         present: z.boolean().describe('The document has a NOM-151 conservation record'),
