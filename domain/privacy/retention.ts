@@ -238,6 +238,28 @@ export async function destroyUsageDayKeys(erasure: Pick<ErasureDeps, 'destroyKey
   return destroyed;
 }
 
+/** Days before the cutoff whose anonymous usage keys each sweep destroys again (a daily sweep needs 1). */
+export const ANONYMOUS_USAGE_LOOKBACK_DAYS = 35;
+
+/**
+ * Destroys the usage data keys of calls without a tenant (`usage:-:<day>`: failed authentications and
+ * unknown keys; sealed like a tenant's) of the days wholly before the Free plan's `usage_ip_days` cutoff at
+ * `now`, looking back {@link ANONYMOUS_USAGE_LOOKBACK_DAYS} days (no read model says which days have calls;
+ * a destroyed or absent key costs one indexed look-up). A sweep gap longer than that leaves the older days'
+ * keys live. Idempotent.
+ * @returns how many days had a live key destroyed now.
+ */
+export async function destroyAnonymousUsageDayKeys(erasure: Pick<ErasureDeps, 'destroyKeys'>, now: number): Promise<number> {
+  const days = PLAN_RETENTION.free.usageIpDays ?? 90;
+  const end = Math.floor((now - days * DAY_MS) / USAGE_DAY_MS);
+  const at = new Date(now).toISOString();
+  let destroyed = 0;
+  for (let d = end - ANONYMOUS_USAGE_LOOKBACK_DAYS; d < end; d++) {
+    if ((await erasure.destroyKeys(usageDayKeyId(null, d * USAGE_DAY_MS), at)).length) destroyed += 1;
+  }
+  return destroyed;
+}
+
 /**
  * Deletes the tenant's completed usage export files made with `include_details` whose range starts before
  * `before` (they hold full IP addresses and user agents of calls past `usage_ip_days`, while the plan's

@@ -9,7 +9,7 @@ import type { EventStore } from '../../infra/ports/event-store.ts';
 import type { ReadModelStore } from '../../infra/ports/read-models.ts';
 import { bindProcessManager, type RegisteredProcessManager, type WorkflowEngine } from '../../infra/ports/workflows.ts';
 import type { ErasureDeps } from '../../domain/privacy/erasure.ts';
-import { sweepTenant, type RetentionDeps, type SigningRetentionPort, type SweepItem } from '../../domain/privacy/retention.ts';
+import { destroyAnonymousUsageDayKeys, sweepTenant, type RetentionDeps, type SigningRetentionPort, type SweepItem } from '../../domain/privacy/retention.ts';
 import type { OffboardingDeps } from '../../domain/privacy/offboarding.ts';
 import { PLANS, type PlanName } from '../../domain/plans/plans.ts';
 import { revokeApiKey, TenancyError } from '../../domain/tenancy/operations.ts';
@@ -102,6 +102,13 @@ export function createPrivacyRetention(ports: PrivacyRetentionPorts): PrivacyRet
       } catch (error) {
         ports.log.error({ err: error, tenant_id: t.id }, 'retention sweep of a tenant failed; retried at the next sweep');
       }
+    }
+    try {
+      // Calls without a tenant: their usage keys, on the Free plan's period.
+      const days = await destroyAnonymousUsageDayKeys(retention.erasure, ports.erasure.now());
+      if (days) items.push({ kind: 'usage_ip_days', count: days });
+    } catch (error) {
+      ports.log.error({ err: error }, 'retention sweep of calls without a tenant failed; retried at the next sweep');
     }
     return { tenants: tenants.length, items };
   }

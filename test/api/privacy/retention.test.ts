@@ -101,6 +101,8 @@ describe('the daily sweep', () => {
   it('truncates the IP addresses of usage rows older than 90 days and keeps the newer ones', async () => {
     const t0 = clock.now();
     for (let i = 0; i < 3; i++) expect((await json('GET', '/v1/privacy/retention', writer)).status).toBe(200);
+    // A call without a key: a usage row without a tenant (sealed under the anonymous key of the day).
+    expect((await fetch(`${s.url}/v1/privacy/retention`, { headers: { 'user-agent': 'anonymous-agent' } })).status).toBe(401);
     // Exports of the first day, with details (full addresses) and without.
     const exportOf = async (include_details: boolean) => {
       const first = new Date(t0).toISOString().slice(0, 10);
@@ -138,6 +140,10 @@ describe('the daily sweep', () => {
       expect(e.data).toMatchObject({ personal_strings: [] });
       expect(e.metadata.erased_at).toEqual(expect.any(String));
     }
+    // Calls without a tenant: their day's key too (the sweep's pass over anonymous usage keys).
+    const anonymous = (await s.ctx.events.readStream('usage-anonymous')).events.filter((e) => e.type === 'ApiCallsRecorded' && day((e.data as { created_at: number[] }).created_at[0]!) === day(t0));
+    expect(anonymous.length).toBeGreaterThan(0);
+    for (const e of anonymous) expect(e.data).toMatchObject({ personal_strings: [] });
     expect(ofDay(t0 + 60 * DAY).length).toBeGreaterThan(0);
     for (const e of ofDay(t0 + 60 * DAY)) expect((e.data as { personal_strings: string[] }).personal_strings).toContain('127.0.0.1');
   }, TIMEOUT);
