@@ -6,7 +6,8 @@
  * TSA and a conservation provider: the final PDF keeps both signatures valid (pdfsig), the seal and the
  * document time-stamp come last, the DSS carries the OCSP responses and certificates, a flipped byte gives
  * "Digest Mismatch"; the certificate of completion lists holder, RFC, CURP, issuer, serial and OCSP status;
- * verify reports the file unmodified with its conservation record valid.
+ * verify reports the file unmodified with its conservation record valid. A second case does the same with the
+ * signers signing over HTTP through the e.firma routes (`/sign/{id}/efirma/prepare` and `/complete`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { haveValidators, makePdf, pdfsig } from '../../helpers/signing.ts';
+import { haveValidators, linkOf, makePdf, pdfsig, readOutbox, waitFor } from '../../helpers/signing.ts';
 import { createTestPki, haveOpenssl, type LocalService, type TestPki, type TestSigner } from '../../helpers/efirma-pki.ts';
 import { addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, toIncrementalBase } from '../../../domain/signing/incremental/index.ts';
 import { parseEfirmaCertificate } from '../../../domain/signing/efirma/certificate.ts';
@@ -44,7 +45,7 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     beto = pki.makeSigner({ name: 'TERESA HERNÁNDEZ GARCÍA', rfc: 'HEGT7610034S2', curp: 'HEGT761003MDFRNN09', company: { rfc: 'IVA010101AB1', name: 'INMOBILIARIA DEL VALLE SA DE CV' } });
     ocsp = await pki.startOcsp();
     tsa = await pki.startTsa();
-    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, SIGNING_TSA_URL: tsa.url, CONSERVATION_TSA_URL: tsa.url } });
+    s = await startTestServer({ config: { WORKFLOW_POLL_MS: 20, SIGNING_TSA_URL: tsa.url, CONSERVATION_TSA_URL: tsa.url, EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, EFIRMA_OCSP_TIMEOUT_MS: 3000, EFIRMA_OCSP_ATTEMPTS: 2 } });
   }, 120_000);
   afterAll(async () => {
     await s?.close();
@@ -123,7 +124,7 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     const finalizeMs = performance.now() - t0;
     const body = (await fin.json()) as any;
     expect(fin.status, JSON.stringify(body)).toBe(200);
-    console.log(`e.firma finalize (2 signatures, seal B-T, DSS, document time-stamp, conservation): ${finalizeMs.toFixed(0)} ms`);
+    console.log(`e.firma finalize, first of this server (cold worker; figures: bench/efirma-finalize.bench.ts): ${finalizeMs.toFixed(0)} ms`);
     const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
     expect(sha256(pdf)).toBe(body.data.final_sha256);
     const withAudit = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download?format=pdf_with_audit`, { key })).arrayBuffer());
@@ -210,5 +211,62 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     writeFileSync(tokenFile, Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/conservation`, { key })).arrayBuffer()));
     const ok = spawnSync('openssl', ['ts', '-verify', '-digest', sha256(pdf), '-in', tokenFile, '-token_in', '-CAfile', tsa.certPath, '-untrusted', tsa.certPath], { encoding: 'utf8' });
     expect(`${ok.stdout}${ok.stderr}`).toContain('Verification: OK');
+  }, 240_000);
+  it('over HTTP: two signers sign through /sign/{id}/efirma/prepare and /complete, then finalize gives the B-LTA file and verify reports each signature', async () => {
+    const { key } = await s.tenantWithKey('pro');
+    const form = new FormData();
+    form.set('document', new Blob([new Uint8Array(await makePdf(1))], { type: 'application/pdf' }), 'prestamo.pdf');
+    form.set('title', 'Contrato de préstamo');
+    form.set('signers', JSON.stringify([
+      { email: 'ana.http@example.com', name: 'Ana López', order: 1, signature_type: 'efirma', rfc: ana.rfc },
+      { email: 'beto.http@example.com', name: 'Inmobiliaria del Valle', order: 2, signature_type: 'efirma', rfc: 'HEGT7610034S2' },
+    ]));
+    const created = await s.fetch('/v1/signing/documents', { method: 'POST', body: form, key });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as any).data.document_id as string;
+    expect((await s.fetch(`/v1/signing/documents/${id}/send-invitations`, { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    for (const [email, signer] of [['ana.http@example.com', ana], ['beto.http@example.com', beto]] as const) {
+      const link = linkOf(await waitFor(() => readOutbox(s.dataDir).find((m) => m.to.includes(email)), 15_000, `invitation of ${email}`));
+      const t = new URL(s.url + link).searchParams.get('t')!;
+      const post = async (step: string, body: unknown) => {
+        const r = await fetch(`${s.url}/sign/${id}/efirma/${step}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const b = (await r.json()) as any;
+        expect(r.status, JSON.stringify(b)).toBe(200);
+        return b.data;
+      };
+      const prepared = await post('prepare', { t, certificate: signer.cer.toString('base64') });
+      // What the browser does with the decrypted .key: RSASSA-PKCS1-v1_5 SHA-256 over the DER signed attributes.
+      const k = createPrivateKey({ key: signer.key, format: 'der', type: 'pkcs8', passphrase: signer.password });
+      const signature = cryptoSign('sha256', Buffer.from(prepared.signed_attributes, 'base64'), k).toString('base64');
+      await post('complete', { t, prepare_id: prepared.prepare_id, signature, consent: 'yes' });
+    }
+    const fin = await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key });
+    const body = (await fin.json()) as any;
+    expect(fin.status, JSON.stringify(body)).toBe(200);
+    const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
+    const file = join(dir, `${id}-http.pdf`);
+    writeFileSync(file, pdf);
+    const blocks = pdfsig(file).split(/^Signature #\d+:$/m).slice(1);
+    expect(blocks).toHaveLength(4);
+    expect(blocks[0]).toContain('Signer Certificate Common Name: ANA MARÍA LÓPEZ PÉREZ');
+    expect(blocks[1]).toContain('Signer Certificate Common Name: INMOBILIARIA DEL VALLE SA DE CV');
+    for (const b of blocks.slice(0, 3)) expect(b).toContain('Signature Validation: Signature is Valid.');
+    expect(blocks[3]).toContain('Signature Field Name: DocTimeStamp');
+    const vform = new FormData();
+    vform.set('document', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'v.pdf');
+    const v = ((await (await s.fetch('/v1/signing/verify', { method: 'POST', body: vform, key })).json()) as any).data;
+    expect(v.unmodified).toBe(true);
+    expect(v.conservation.valid).toBe(true);
+    expect(v.signatures.map((x: any) => [x.kind, x.valid, x.covers_document, x.rfc, x.ocsp?.status ?? null])).toEqual([
+      ['efirma', true, false, ana.rfc, 'good'],
+      ['efirma', true, false, 'IVA010101AB1', 'good'],
+      ['service', true, false, null, null],
+      ['document_timestamp', true, true, null, null],
+    ]);
+    const cert = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/certificate`, { key })).arrayBuffer());
+    writeFileSync(join(dir, 'cert-http.pdf'), cert);
+    const text = execFileSync('pdftotext', ['-layout', join(dir, 'cert-http.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    expect(text).toContain(`Titular del certificado: ANA MARÍA LÓPEZ PÉREZ · RFC: ${ana.rfc} · CURP: ${ana.curp}`);
+    expect(text).toContain('Estado OCSP al firmar: vigente');
   }, 240_000);
 });
