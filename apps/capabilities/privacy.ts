@@ -37,6 +37,7 @@ export const privacyCapability: CapabilityManifest<ErasureDeps> = {
     deleteBlob: (key) => platform.blobs.delete(key),
     forgetResponses: (tenantId, text, options) => platform.idempotency.forgetResponses(tenantId, text, options),
     forgetSubjectResponses: (tenantId, subjectId) => platform.idempotency.forgetSubject(tenantId, subjectId),
+    forgetTenantResponses: (tenantId) => platform.idempotency.forgetTenant(tenantId),
     now: () => platform.clock.now(),
     newId: () => `era_${randomUUID().replace(/-/g, '')}`,
     email: {

@@ -171,6 +171,8 @@ export interface ErasureDeps {
    * idempotency store.
    */
   forgetSubjectResponses?: (tenantId: string, subjectId: string) => Promise<number>;
+  /** Removes every stored `Idempotency-Key` record of a tenant (`IdempotencyStore.forgetTenant`: tenant off-boarding); absent: they expire with their TTL. */
+  forgetTenantResponses?: (tenantId: string) => Promise<number>;
   /** Resolves once every projection of this process applied every event appended so far. */
   catchUp: () => Promise<void>;
   /** Deletes a blob-store object (usage export files); absent: export files are left (receipt count 0). */

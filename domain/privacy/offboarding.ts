@@ -11,7 +11,7 @@
  *    prefixes (`signing/<tenant>/`, `<tenant>/usage-exports/`) is deleted;
  * 4. the client IP addresses of all its usage rows are truncated (`UsageIpsTruncated` up to now), and
  *    every usage data key of the tenant destroyed (the log's sealed addresses and user agents);
- * 5. every active API key is revoked;
+ * 5. every active API key is revoked, then every stored `Idempotency-Key` record of the tenant is removed;
  * 6. `PrivacyOffboardingCompleted`: the receipt (counts per kind; no personal data).
  */
 import type { EventStore } from '../../infra/ports/event-store.ts';
@@ -38,8 +38,8 @@ export type PrivacyTenantProfileErased = { type: typeof PRIVACY_TENANT_PROFILE_E
 
 /** One line of an off-boarding receipt. */
 export interface OffboardingItem {
-  kind: 'biometric_subjects' | 'signing_documents' | 'blobs' | 'usage_ip_rows' | 'api_keys' | 'tenant_profile';
-  /** Where: `event_log`, `read_models`, `vector_index`, `key_store`, `blob_store`. */
+  kind: 'biometric_subjects' | 'signing_documents' | 'blobs' | 'usage_ip_rows' | 'api_keys' | 'tenant_profile' | 'idempotency_answers';
+  /** Where: `event_log`, `read_models`, `vector_index`, `key_store`, `blob_store`, `idempotency_store`. */
   stores: string[];
   count: number;
 }
@@ -146,6 +146,8 @@ export async function offboardTenant(deps: OffboardingDeps, input: { tenantId: s
   const keys = await deps.activeKeys(tenantId);
   for (const keyId of keys) await deps.revokeKey(tenantId, keyId);
   await deps.erasure.catchUp();
+  // Stored Idempotency-Key answers (OCR extractions, searches, signers...): the revoked keys begin no new one.
+  const answers = (await deps.erasure.forgetTenantResponses?.(tenantId)) ?? 0;
 
   // The tenant's and its keys' names: their key destroyed, the read models' copies scrubbed.
   const profileAt = iso();
@@ -162,6 +164,7 @@ export async function offboardTenant(deps: OffboardingDeps, input: { tenantId: s
     { kind: 'usage_ip_rows', stores: ['event_log', 'read_models', 'key_store'], count: ipRows },
     { kind: 'api_keys', stores: ['read_models'], count: keys.length },
     { kind: 'tenant_profile', stores: ['event_log', 'read_models', 'key_store'], count: profileKeys.length },
+    { kind: 'idempotency_answers', stores: answers ? ['idempotency_store'] : [], count: answers },
   ];
   const c: PrivacyOffboardingCompleted = { type: PRIVACY_OFFBOARDING_COMPLETED, data: { offboarding_id: id, tenant_id: tenantId, completed_at: iso(), items } };
   await events.append(offboardingStream(tenantId), [{ ...c, metadata: meta }]);

@@ -70,6 +70,12 @@ export interface IdempotencyStore {
    * document's names, CURP and address without naming the subject id). Returns how many were removed.
    */
   forgetSubject(tenantId: string, subjectId: string): Promise<number>;
+  /**
+   * Removes every record of `tenantId`, completed or in progress, and the bytes they leave in the store's
+   * files where the adapter can (issue 28: tenant off-boarding; the tenant's keys are revoked first, so no
+   * call of its can begin a new one). Returns how many were removed.
+   */
+  forgetTenant(tenantId: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -75,6 +75,23 @@ export function idempotencyStoreContract(name: string, factory: () => Idempotenc
       expect(await a.forgetSubject(tenant, 'subj')).toBe(0);
     });
 
+    it('forgetTenant removes every record of the tenant, completed or in progress, and none of another tenant (issue 28 off-boarding)', async () => {
+      const a = open();
+      const b = open();
+      const tenant = `ten_${uid()}*?[`;
+      const other = `ten_${uid()}`;
+      for (const k of ['k1', 'k2']) {
+        expect(await a.begin(tenant, k, 'fp', `o-${k}`, 60_000, Date.now())).toEqual({ state: 'started' });
+        expect(await a.complete(tenant, k, `o-${k}`, answer, 60_000, Date.now())).toBe(true);
+      }
+      expect(await a.begin(tenant, 'running', 'fp', 'o-run', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await a.begin(other, 'k1', 'fp', 'o-x', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect(await a.complete(other, 'k1', 'o-x', answer, 60_000, Date.now())).toBe(true);
+      expect(await b.forgetTenant(tenant)).toBe(3);
+      for (const k of ['k1', 'k2', 'running']) expect(await a.begin(tenant, k, 'fp', 'o9', 60_000, Date.now())).toEqual({ state: 'started' });
+      expect((await a.begin(other, 'k1', 'fp', 'o9', 60_000, Date.now())).state).toBe('completed');
+    });
+
     it('exactly one of many concurrent begins across instances takes a key; the others see it in progress with its fingerprint', async () => {
       const a = open();
       const b = open();

@@ -98,8 +98,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return this.forgetWhere(tenantId, (r) => r.subject === subjectId);
   }
 
-  /** SCANs the tenant's keys and deletes the completed records whose answer satisfies `matches`; returns how many. */
-  private async forgetWhere(tenantId: string, matches: (response: StoredResponse) => boolean): Promise<number> {
+  /** Every record of the tenant, completed or in progress (SCAN, then DEL). */
+  async forgetTenant(tenantId: string): Promise<number> {
+    return this.forgetWhere(tenantId, () => true, { inProgress: true });
+  }
+
+  /** SCANs the tenant's keys and deletes the completed records (and in-progress ones with `inProgress`) whose answer satisfies `matches`; returns how many. */
+  private async forgetWhere(tenantId: string, matches: (response: StoredResponse) => boolean, options: { inProgress?: boolean } = {}): Promise<number> {
     const glob = `${`${this.prefix}idem:${tenantId}:`.replace(/[\\*?[\]]/g, '\\$&')}*`;
     let removed = 0;
     let cursor = '0';
@@ -110,7 +115,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         const raw = await this.call(() => this.redis.get(k));
         if (!raw) continue;
         const record = JSON.parse(raw) as Stored;
-        if (record.s === 'c' && record.r && matches(record.r)) removed += await this.call(() => this.redis.del(k));
+        if ((record.s === 'c' && record.r && matches(record.r)) || (options.inProgress && record.s !== 'c')) removed += await this.call(() => this.redis.del(k));
       }
     } while (cursor !== '0');
     return removed;

@@ -105,6 +105,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return removed;
   }
 
+  /** Deletes every record of the tenant, then checkpoints and truncates the WAL. */
+  async forgetTenant(tenantId: string): Promise<number> {
+    const removed = this.db.prepare('DELETE FROM idempotency_keys WHERE tenant_id = ?').run(tenantId).changes;
+    if (removed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return removed;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -90,6 +90,11 @@ describe('tenant off-boarding over HTTP', () => {
     const day = new Date().toISOString().slice(0, 10);
     const exp = await json('POST', '/v1/usage/export', admin, { format: 'csv', start_date: day, end_date: day, email_to: mailbox });
     expect(exp.status, exp.text).toBe(202);
+    // A stored Idempotency-Key answer of the tenant (a charged registry lookup: a person's names and CURP).
+    const keyed = await s.fetch('/v1/mex/renapo/get-curp', { method: 'POST', key: admin, headers: { 'content-type': 'application/json', 'idempotency-key': `off-${MARKER}` }, body: JSON.stringify({ nombres: 'María Luisa', primerApellido: 'Pérez', segundoApellido: 'López', sexo: 'M', fechaNacimiento: '1985-07-14', claveEntidad: '14' }) });
+    expect(keyed.status, await keyed.clone().text()).toBe(200);
+    expect((await s.ctx.idempotency.begin(t, `off-${MARKER}`, 'probe', 'probe', 60_000, Date.now())).state).toBe('completed');
+
     await s.ctx.usage.flush();
     await s.ctx.projections.catchUp();
     for (const stream of [`usage-export-${exp.body.export_id}`]) expect(JSON.stringify(await rawStream(stream))).not.toContain(mailbox);
@@ -100,6 +105,8 @@ describe('tenant off-boarding over HTTP', () => {
     expect(r.body).toMatchObject({ success: true, status: 'completed', offboarding_id: expect.stringMatching(/^off_/) });
     const counts = Object.fromEntries(r.body.data.erased.map((i: { kind: string; count: number }) => [i.kind, i.count]));
     expect(counts).toMatchObject({ biometric_subjects: haveFaces ? 1 : 0, signing_documents: 1, api_keys: 3, tenant_profile: 1 });
+    expect(counts.idempotency_answers).toBeGreaterThanOrEqual(1);
+    expect((await s.ctx.idempotency.begin(t, `off-${MARKER}`, 'probe', 'probe2', 60_000, Date.now())).state).toBe('started');
     expect(counts.usage_ip_rows).toBeGreaterThan(0);
     const receipt = JSON.stringify(r.body);
     expect(receipt).not.toContain(MARKER);

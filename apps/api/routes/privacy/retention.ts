@@ -44,7 +44,7 @@ const OffboardingSchema = z.object({
   requested_at: z.string(),
   completed_at: z.string().nullable(),
   erased: z
-    .array(z.object({ kind: z.enum(['biometric_subjects', 'signing_documents', 'blobs', 'usage_ip_rows', 'api_keys', 'tenant_profile']), stores: z.array(z.string()), count: z.number().int() }))
+    .array(z.object({ kind: z.enum(['biometric_subjects', 'signing_documents', 'blobs', 'usage_ip_rows', 'api_keys', 'tenant_profile', 'idempotency_answers']), stores: z.array(z.string()), count: z.number().int() }))
     .describe('The receipt: what was erased or revoked, where and how many. Holds no personal data.'),
 });
 
