@@ -4,7 +4,8 @@
  * the token is downloadable (`GET /v1/signing/documents/{id}/conservation`), `openssl ts -verify` accepts it
  * against the final PDF's digest, and `/v1/signing/verify` reports it valid for that file and not for a changed
  * one. With the provider down, finalize answers 503 `conservation_unavailable` with Retry-After, records nothing
- * and leaves no file; once the provider is back the same document finalizes.
+ * and leaves no file; once the provider is back the same document finalizes. A blocked document (erasure
+ * request, docs/privacy.md) serves its token to admin keys only, each download recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -226,5 +227,25 @@ describe.skipIf(!haveOpenssl)('NOM-151 conservation record', () => {
     } finally {
       await plain.close();
     }
+  }, 180_000);
+  it('a document blocked by an erasure request: its token goes to admin keys only, each download recorded', async () => {
+    const tenant = await s.createTenant('enterprise');
+    const admin = await s.createKey(tenant, ['read', 'write', 'admin']);
+    const reader = (await s.createKey(tenant, ['read', 'write'])).key;
+    const put = await s.fetch('/v1/privacy/retention', { method: 'PUT', key: admin.key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signed_documents_days: 30 }) });
+    expect(put.status).toBe(200);
+    const email = 'eva.nom151@example.com';
+    const id = await signedDocument(s, admin.key, email);
+    expect((await s.fetch(`/v1/signing/documents/${id}/finalize`, { method: 'POST', key: admin.key })).status).toBe(200);
+    const er = await s.fetch('/v1/privacy/erasures', { method: 'POST', key: admin.key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    expect(er.status).toBe(202);
+    const refused = await s.fetch(`/v1/signing/documents/${id}/conservation`, { key: reader });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as any).error.code).toBe('document_blocked');
+    const ok = await s.fetch(`/v1/signing/documents/${id}/conservation`, { key: admin.key });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('application/pkcs7-mime');
+    const doc = (await (await s.fetch(`/v1/signing/documents/${id}`, { key: admin.key })).json()) as any;
+    expect(doc.data.blocked.downloads.map((d: any) => [d.file, d.key_id])).toEqual([['conservation', admin.keyId]]);
   }, 180_000);
 });
