@@ -37,6 +37,8 @@ export interface TestServerOptions {
   overrides?: PlatformOverrides;
   /** Registers extra routes before the server listens (e.g. a priced test route). */
   extend?: (app: ApiApp, ctx: Platform) => void | Promise<void>;
+  /** An existing DATA_DIR to open (a restart); it is kept at close. Default: a fresh one, removed at close. */
+  dataDir?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface TestServerOptions {
  * no bootstrap tenant, silent logs and two worker threads.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sello-test-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sello-test-'));
   const config = loadConfig({}, { DATA_DIR: dataDir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 2, SELLO_PRIVACY_STRICT: process.env.SELLO_PRIVACY_STRICT ?? '0', ...options.config });
   const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...options.overrides } });
   const app = await buildApp(ctx, options.extend ? (a) => options.extend!(a, ctx) : undefined);
@@ -87,7 +89,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       await app.close();
       await ctx.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return server;
