@@ -2,7 +2,8 @@
  * `POST /v1/signing/verify`, per signature (issue 29 item 6): who signed (the signer certificate's name, and
  * for an e.firma the holder's RFC and CURP and a company's legal representative's), the issuer, whether it
  * verifies, whether its byte range reaches the end of the file, and the OCSP status at signing time from the
- * document's record (`efirma` of its `signing.document_signed`) when the file is one of the caller's documents.
+ * document's record (`efirma` of its `signing.document_signed`) when the file is one of the caller's documents,
+ * else from the file's DSS (domain/signing/dss-read.ts).
  * Document time-stamps (ETSI.RFC3161) are checked as RFC 3161 tokens over their byte range.
  */
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import type { DocumentState } from '../../domain/signing/document.ts';
 import { parseEfirmaCertificate } from '../../domain/signing/efirma/certificate.ts';
 import { byteRangeDigestKey, digestByteRange, type FoundSignature, type SignatureCheck } from '../../domain/signing/pades.ts';
 import { checkConservation } from './conservation.ts';
+import { ocspResponsesInDss, ocspStatusFor } from '../../domain/signing/dss-read.ts';
 
 const toAB = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 const OID_TST_INFO = '1.2.840.113549.1.9.16.1.4';
@@ -38,8 +40,12 @@ export interface SignatureReport {
   certificate_serial: string | null;
   /** RFC 3161 time of its signature time-stamp, or the document time-stamp's `genTime`. */
   timestamp: string | null;
-  /** OCSP answer at signing time, as the document's log recorded it (null when the file is not identified as one of the caller's documents, or the signature is not an e.firma of it). */
-  ocsp: { status: 'good' | 'revoked' | 'unknown'; produced_at: string; responder: string } | null;
+  /**
+   * e.firma: the OCSP answer at signing time: as the document's log recorded it (`source: 'record'`, the file is
+   * one of the caller's documents), else as the file's DSS carries it (`source: 'dss'`; read, its signature not
+   * re-checked); null when neither has one.
+   */
+  ocsp: { status: 'good' | 'revoked' | 'unknown'; produced_at: string; responder: string; source: 'record' | 'dss' } | null;
   /** Why it does not verify, when it does not. */
   error: string | null;
 }
@@ -78,6 +84,12 @@ function signerOf(cms: Buffer): CertInfo | null {
  */
 export async function reportSignatures(pdf: Buffer, checked: { s: FoundSignature; c: SignatureCheck }[], digests: Map<string, Buffer>, state: DocumentState | null, serviceCertificateSha256: string): Promise<SignatureReport[]> {
   const out: SignatureReport[] = [];
+  let dss: Buffer[] | null = null;
+  const fromDss = (serialHex: string) => {
+    dss ??= ocspResponsesInDss(pdf);
+    const found = ocspStatusFor(dss, serialHex);
+    return found ? { ...found, source: 'dss' as const } : null;
+  };
   for (const { s, c } of checked) {
     const [, , from, length] = s.byteRange;
     const signer = signerOf(s.cms);
@@ -129,7 +141,7 @@ export async function reportSignatures(pdf: Buffer, checked: { s: FoundSignature
         representative_rfc: cert.representativeRfc,
         curp: cert.curp,
         representative_curp: cert.representativeCurp,
-        ocsp: recorded ? { status: recorded.ocsp_status, produced_at: recorded.ocsp_produced_at, responder: recorded.ocsp_responder } : null,
+        ocsp: recorded ? { status: recorded.ocsp_status, produced_at: recorded.ocsp_produced_at, responder: recorded.ocsp_responder, source: 'record' as const } : fromDss(cert.serialNumberHex),
       });
       continue;
     }

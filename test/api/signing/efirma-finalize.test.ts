@@ -197,7 +197,19 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     const [sa, sb] = v.signatures;
     expect(sa).toMatchObject({ holder_name: 'ANA MARÍA LÓPEZ PÉREZ', rfc: 'LOPA800101AB1', curp: 'LOPA800101MDFPRN09', representative_rfc: null, certificate_serial: parseEfirmaCertificate(ana.cer).serialNumberHex });
     expect(sa.issuer).toContain('AC DEL SERVICIO DE ADMINISTRACION TRIBUTARIA PRUEBAS');
-    expect(sa.ocsp).toMatchObject({ status: 'good', responder: ocsp.url });
+    expect(sa.ocsp).toMatchObject({ status: 'good', responder: ocsp.url, source: 'record' });
+    // Another account's verify does not identify the document: the OCSP status is read from the file's DSS.
+    const other = await s.tenantWithKey('pro');
+    const oform = new FormData();
+    oform.set('document', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'o.pdf');
+    const vo = ((await (await s.fetch('/v1/signing/verify', { method: 'POST', body: oform, key: other.key })).json()) as any).data;
+    expect(vo.document).toBeNull();
+    expect(vo.conservation).toBeNull();
+    expect(vo.signatures.slice(0, 2).map((x: any) => [x.kind, x.rfc, x.ocsp?.status, x.ocsp?.source])).toEqual([
+      ['efirma', 'LOPA800101AB1', 'good', 'dss'],
+      ['efirma', 'IVA010101AB1', 'good', 'dss'],
+    ]);
+    expect(vo.signatures[0].ocsp.responder).toContain('OCSP RESPONDER PRUEBAS SAT');
     expect(sb).toMatchObject({ holder_name: 'INMOBILIARIA DEL VALLE SA DE CV', rfc: 'IVA010101AB1', representative_rfc: 'HEGT7610034S2', curp: null, representative_curp: 'HEGT761003MDFRNN09' });
     expect(v.signatures[3].signer_name).toBe('Sello test TSA');
     // The flipped file: signer 1's signature no longer verifies, the others still do.

@@ -50,9 +50,9 @@ export const VerifyResponse = z.object({
           certificate_serial: z.string().nullable().describe('Serial number of the signing certificate, lower-case hex'),
           timestamp: z.string().nullable().describe('RFC 3161 time: the signature time-stamp\'s, or the document time-stamp\'s'),
           ocsp: z
-            .object({ status: z.enum(['good', 'revoked', 'unknown']), produced_at: z.string(), responder: z.string() })
+            .object({ status: z.enum(['good', 'revoked', 'unknown']), produced_at: z.string(), responder: z.string(), source: z.enum(['record', 'dss']) })
             .nullable()
-            .describe('e.firma: the OCSP answer at signing time as the document\'s audit log recorded it; null when the file is not identified as one of your documents'),
+            .describe('e.firma: the OCSP answer at signing time: as the document\'s audit log recorded it (`source` `record`, when the file is one of your documents), else as the file\'s document security store carries it (`dss`: read, its signature not re-checked here); null when neither has one'),
           error: z.string().nullable().describe('Why it does not verify'),
         }),
       )
