@@ -453,7 +453,7 @@ export async function checkSignature(pdf: Buffer, sig: FoundSignature, digests: 
  * The certificate of the first signer of `sd`: the one of `sd.certificates` whose issuer and serial number, or subject key identifier, match the signer info's `sid`
  * (RFC 5652 5.3). Null when none matches or the structures are unreadable.
  */
-function signerCertificateOf(sd: pkijs.SignedData): pkijs.Certificate | null {
+export function signerCertificateOf(sd: pkijs.SignedData): pkijs.Certificate | null {
   try {
     const sid = sd.signerInfos[0]?.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined;
     if (!sid) return null;

@@ -15,7 +15,7 @@ import * as pkijs from 'pkijs';
 import type { BlobStore } from '../../infra/ports/blob-store.ts';
 import type { ConservationRecord, DocumentState } from '../../domain/signing/document.ts';
 import { SigningError } from '../../domain/signing/errors.ts';
-import { requestTimestamp, type TimestampOptions } from '../../domain/signing/pades.ts';
+import { requestTimestamp, signerCertificateOf, type TimestampOptions } from '../../domain/signing/pades.ts';
 
 /** Media type of the served token: a CMS ContentInfo holding SignedData (RFC 5652), i.e. RFC 3161's TimeStampToken. */
 export const CONSERVATION_MEDIA_TYPE = 'application/pkcs7-mime';
@@ -107,7 +107,7 @@ export async function checkConservation(token: Buffer, fileSha256: string): Prom
     if (sd.encapContentInfo.eContentType !== OID_TST_INFO || !sd.encapContentInfo.eContent) throw new Error('not a time-stamp token');
     const info = pkijs.TSTInfo.fromBER(sd.encapContentInfo.eContent.getValue());
     genTime = info.genTime.toISOString();
-    const signer = signerCertificate(sd);
+    const signer = signerCertificateOf(sd);
     if (signer) tsa = commonName(signer);
     if (info.messageImprint.hashAlgorithm.algorithmId !== OID_SHA256) throw new Error('the token does not time-stamp a SHA-256 digest');
     const imprint = Buffer.from(info.messageImprint.hashedMessage.valueBlock.valueHexView).toString('hex');
@@ -153,21 +153,6 @@ function verifySignerInfo(sd: pkijs.SignedData, cert: pkijs.Certificate, content
   if (!md || !createHash(alg).update(content).digest().equals(Buffer.from(md.valueBlock.valueHexView))) throw new Error('the token\'s message digest does not match its content');
   const key = createPublicKey({ key: Buffer.from(cert.subjectPublicKeyInfo.toSchema().toBER(false)), format: 'der', type: 'spki' });
   if (!cryptoVerify(alg, Buffer.from(si.signedAttrs.encodedValue), key, Buffer.from(si.signature.valueBlock.valueHexView))) throw new Error('the token\'s signature does not verify');
-}
-
-function signerCertificate(sd: pkijs.SignedData): pkijs.Certificate | null {
-  const sid = sd.signerInfos[0]?.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined;
-  if (!sid) return null;
-  for (const c of sd.certificates ?? []) {
-    if (!(c instanceof pkijs.Certificate)) continue;
-    if (sid instanceof pkijs.IssuerAndSerialNumber) {
-      if (c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer)) return c;
-    } else {
-      const ski = c.extensions?.find((x) => x.extnID === '2.5.29.14')?.parsedValue as asn1js.OctetString | undefined;
-      if (ski && Buffer.from(ski.valueBlock.valueHexView).equals(Buffer.from(sid.valueBlock.valueHexView))) return c;
-    }
-  }
-  return null;
 }
 
 function commonName(c: pkijs.Certificate): string {
