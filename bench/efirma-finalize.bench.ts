@@ -13,53 +13,28 @@
 import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { createHash, createPrivateKey, randomBytes, sign as cryptoSign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { buildApp } from '../apps/api/app.ts';
-import { loadConfig } from '../apps/api/config.ts';
-import { createPlatform } from '../apps/platform/platform.ts';
-import { createApiKey, createTenant } from '../domain/tenancy/operations.ts';
 import { createTestPki, type TestSigner } from '../test/helpers/efirma-pki.ts';
 import { addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, toIncrementalBase } from '../domain/signing/incremental/index.ts';
 import { parseEfirmaCertificate } from '../domain/signing/efirma/certificate.ts';
 import { documentStream, foldDocument } from '../domain/signing/document.ts';
 import { decideSign } from '../domain/signing/decide.ts';
+import { makeTextPdf, pct, startBenchServer } from './signing-harness.ts';
 
 const RUNS = Number(process.env.RUNS ?? 10);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-async function makePdf(pages: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) {
-    const p = doc.addPage([595.28, 841.89]);
-    for (let l = 0; l < 40; l++) p.drawText(`Page ${i + 1}, clause ${l + 1}: the parties agree to the terms described in this document.`, { x: 40, y: 800 - l * 19, size: 10, font });
-  }
-  return doc.save();
-}
-
 async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sello-efirma-bench-'));
   const pki = createTestPki();
   const ana = pki.makeSigner({ name: 'ANA MARÍA LÓPEZ PÉREZ', rfc: 'LOPA800101AB1', curp: 'LOPA800101MDFPRN09' });
   const beto = pki.makeSigner({ name: 'ROBERTO GÓMEZ DÍAZ', rfc: 'GODR750505XY2', curp: 'GODR750505HDFMZB02' });
   const ocsp = await pki.startOcsp();
   const tsa = await pki.startTsa();
-  const config = loadConfig({}, { DATA_DIR: dir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 1, SIGNING_TSA_URL: tsa.url, CONSERVATION_TSA_URL: tsa.url });
-  const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: 'silent' }) } });
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const { tenantId } = await createTenant({ store: ctx.events, name: 'bench', plan: 'enterprise' });
-  const { key } = await createApiKey({ store: ctx.events, tenantId, permissions: ['read', 'write'] });
-  await ctx.tenancy.catchUp();
-  await ctx.credits.grant(tenantId, 100_000);
-  ctx.secrets.signingIdentity();
-  const auth = { authorization: `Bearer ${key}` };
-  const pdf = await makePdf(2);
+  const server = await startBenchServer('efirma-finalize', { SIGNING_TSA_URL: tsa.url, CONSERVATION_TSA_URL: tsa.url });
+  const { dir, ctx, base, tenantId } = server;
+  const auth = server.auth;
+  const pdf = await makeTextPdf(2);
   const ocspOf = new Map<TestSigner, Buffer>();
   for (const [i, s] of [ana, beto].entries()) {
     const out = path.join(dir, `ocsp-${i}.der`);
@@ -140,12 +115,10 @@ async function main(): Promise<void> {
   console.log(`e.firma finalize bench: ${RUNS} runs, 2 e.firma signers, ${os.cpus().length} cores, load average ${l1!.toFixed(2)} / ${l5!.toFixed(2)} (1 / 5 min)`);
   console.log(`  finalize (seal B-T + DSS + document time-stamp + certificate B-T + conservation token): p50 ${pct(times, 50).toFixed(0)} ms, p95 ${pct(times, 95).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms (target p50 < 2000 ms)`);
   console.log(`  local TSA requests: ${tsaRequests} (${(tsaRequests / (RUNS + 1)).toFixed(0)} per finalize, each an openssl process)`);
-  await app.close();
-  await ctx.close();
   await ocsp.stop();
   await tsa.stop();
   pki.cleanup();
-  rmSync(dir, { recursive: true, force: true });
+  await server.close();
 }
 
 main().catch((error) => {

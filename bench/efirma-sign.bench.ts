@@ -14,34 +14,12 @@
  */
 import os from 'node:os';
 import { createPrivateKey, sign as rsaSign } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { pino } from 'pino';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { buildApp } from '../apps/api/app.ts';
-import { loadConfig } from '../apps/api/config.ts';
-import { createPlatform } from '../apps/platform/platform.ts';
 import { signingCapability } from '../apps/capabilities/signing.ts';
-import { createApiKey, createTenant } from '../domain/tenancy/operations.ts';
 import { createTestPki, type TestSigner } from '../test/helpers/efirma-pki.ts';
+import { makeTextPdf, pct, startBenchServer } from './signing-harness.ts';
 
 const RUNS = Number(process.env.RUNS ?? 20);
 const PAGES = Number(process.env.PAGES ?? 10);
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
-async function makePdf(pages: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) {
-    const p = doc.addPage([595.28, 841.89]);
-    for (let l = 0; l < 40; l++) p.drawText(`Página ${i + 1}, cláusula ${l + 1}: las partes acuerdan los términos descritos en este documento.`, { x: 40, y: 800 - l * 19, size: 10, font });
-  }
-  return doc.save();
-}
 
 async function main(): Promise<void> {
   const pki = createTestPki();
@@ -51,19 +29,11 @@ async function main(): Promise<void> {
     pki.makeSigner({ name: 'MARIO PEREZ MORA', rfc: 'PEMM900215KL2', curp: 'PEMM900215HJCRRR02' }),
   ];
   const keys = signers.map((s) => createPrivateKey({ key: s.key, format: 'der', type: 'pkcs8', passphrase: s.password }));
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sello-efirma-bench-'));
-  const config = loadConfig({}, { DATA_DIR: dir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 1, EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, PUBLIC_RATE_LIMIT_PER_ADDRESS: 100_000, PUBLIC_RATE_LIMIT_PER_DOCUMENT: 100_000 });
-  const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: 'silent' }) } });
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const { tenantId } = await createTenant({ store: ctx.events, name: 'bench', plan: 'enterprise' });
-  const { key } = await createApiKey({ store: ctx.events, tenantId, permissions: ['read', 'write'] });
-  await ctx.tenancy.catchUp();
-  await ctx.credits.grant(tenantId, 100_000);
+  const server = await startBenchServer('efirma-sign', { EFIRMA_TRUST_LIST: pki.trustListPath, EFIRMA_OCSP_URL: ocsp.url, PUBLIC_RATE_LIMIT_PER_ADDRESS: 100_000, PUBLIC_RATE_LIMIT_PER_DOCUMENT: 100_000 });
+  const { ctx, base } = server;
   const service = ctx.use(signingCapability).service;
-  const pdf = await makePdf(PAGES);
-  const auth = { authorization: `Bearer ${key}` };
+  const pdf = await makeTextPdf(PAGES, (p, l) => `Página ${p}, cláusula ${l}: las partes acuerdan los términos descritos en este documento.`);
+  const auth = server.auth;
   const post = async (url: string, body: unknown) => {
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const j = (await r.json()) as any;
@@ -112,11 +82,9 @@ async function main(): Promise<void> {
   console.log(line('complete (CMS, embed, store, record):', completes));
   console.log(line('server part of one signature:', servers));
   console.log(line('node:crypto RSA-2048 sign (browser stand-in):', signs));
-  await app.close();
-  await ctx.close();
   await ocsp.stop();
   pki.cleanup();
-  rmSync(dir, { recursive: true, force: true });
+  await server.close();
 }
 
 main().catch((error) => {

@@ -15,24 +15,18 @@
  *   node --import tsx bench/signing-temporal.bench.ts        # RUNS=15 PAGES=2
  */
 import os from 'node:os';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
-import { buildApp, type ApiApp } from '../apps/api/app.ts';
-import { loadConfig } from '../apps/api/config.ts';
-import { createPlatform, type Platform } from '../apps/platform/platform.ts';
-import { createApiKey, createTenant } from '../domain/tenancy/operations.ts';
 import { decodeQp, makePdf } from '../test/helpers/signing.ts';
+import { pct, startBenchServer } from './signing-harness.ts';
+import type { ApiApp } from '../apps/api/app.ts';
+import type { Platform } from '../apps/platform/platform.ts';
 import { temporalAddress, terminateTaskQueue } from '../test/helpers/temporal.ts';
 
 const RUNS = Number(process.env.RUNS ?? 15);
 const PAGES = Number(process.env.PAGES ?? 2);
 const POLL_MS = 5;
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Server {
@@ -48,18 +42,8 @@ interface Server {
 }
 
 async function open(name: string, config: Record<string, unknown>): Promise<Server> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `sello-sign-temporal-bench-${name}-`));
-  const cfg = loadConfig({}, { DATA_DIR: dir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 1, ...config });
-  const ctx = await createPlatform(cfg, { kind: 'api', overrides: { log: pino({ level: 'warn' }) } });
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const { tenantId } = await createTenant({ store: ctx.events, name: 'bench', plan: 'enterprise' });
-  const { key } = await createApiKey({ store: ctx.events, tenantId, permissions: ['read', 'write'] });
-  await ctx.tenancy.catchUp();
-  await ctx.credits.grant(tenantId, 100_000);
-  ctx.secrets.signingIdentity(); // generated once, outside the timings
-  return { name, dir, ctx, app, base, tenantId, auth: { authorization: `Bearer ${key}` }, seen: new Set() };
+  const b = await startBenchServer(`sign-temporal-${name}`, config, 'warn');
+  return { name, dir: b.dir, ctx: b.ctx, app: b.app, base: b.base, tenantId: b.tenantId, auth: b.auth, seen: new Set() };
 }
 
 /** Polls `fn` every POLL_MS until it returns a value; throws after 60 s. */

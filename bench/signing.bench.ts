@@ -11,49 +11,18 @@
  *   node --import tsx bench/signing.bench.ts          # RUNS=30 PAGES=10
  */
 import os from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { pino } from 'pino';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { buildApp } from '../apps/api/app.ts';
-import { loadConfig } from '../apps/api/config.ts';
-import { createPlatform } from '../apps/platform/platform.ts';
 import { signingCapability } from '../apps/capabilities/signing.ts';
-import { createApiKey, createTenant } from '../domain/tenancy/operations.ts';
+import { makeTextPdf, pct, startBenchServer } from './signing-harness.ts';
 
 const RUNS = Number(process.env.RUNS ?? 30);
 const PAGES = Number(process.env.PAGES ?? 10);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
-async function makePdf(pages: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) {
-    const p = doc.addPage([595.28, 841.89]);
-    for (let l = 0; l < 40; l++) p.drawText(`Page ${i + 1}, clause ${l + 1}: the parties agree to the terms described in this document.`, { x: 40, y: 800 - l * 19, size: 10, font });
-  }
-  return doc.save();
-}
-
 async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sello-sign-bench-'));
-  const config = loadConfig({}, { DATA_DIR: dir, PORT: 0, HOST: '127.0.0.1', LOG_LEVEL: 'silent', BOOTSTRAP: 'false', WORKER_THREADS: 1 });
-  const ctx = await createPlatform(config, { kind: 'api', overrides: { log: pino({ level: 'silent' }) } });
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const { tenantId } = await createTenant({ store: ctx.events, name: 'bench', plan: 'enterprise' });
-  const { key } = await createApiKey({ store: ctx.events, tenantId, permissions: ['read', 'write'] });
-  await ctx.tenancy.catchUp();
-  await ctx.credits.grant(tenantId, 100_000);
-  ctx.secrets.signingIdentity(); // generated once, outside the timings
+  const server = await startBenchServer('sign');
+  const { ctx, base } = server;
   const service = ctx.use(signingCapability).service;
-  const pdf = await makePdf(PAGES);
-  const auth = { authorization: `Bearer ${key}` };
+  const pdf = await makeTextPdf(PAGES);
+  const auth = server.auth;
 
   async function once(): Promise<{ total: number; finalize: number }> {
     const t0 = performance.now();
@@ -93,9 +62,7 @@ async function main(): Promise<void> {
   console.log(`  finalize alone (3 PAdES B-B seals):      p50 ${pct(finals, 50).toFixed(0)} ms, p95 ${pct(finals, 95).toFixed(0)} ms`);
   console.log(`  finalize throughput, one core (sequential): ${(1000 / (sumFinal / RUNS)).toFixed(1)} documents/s`);
   console.log(`  finalize share of the sequence (same run): ${((pct(finals, 50) / pct(totals, 50)) * 100).toFixed(0)} %`);
-  await app.close();
-  await ctx.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server.close();
 }
 
 main().catch((error) => {
