@@ -11,6 +11,7 @@ import type { AuditEntry } from '../../domain/signing/audit.ts';
 import { renderFinal } from '../../domain/signing/render.ts';
 import { signPdf, type TimestampOptions } from '../../domain/signing/pades.ts';
 import { finalizeEfirmaPdf } from '../../domain/signing/efirma-final.ts';
+import { appendPages } from '../../domain/signing/incremental/index.ts';
 import { loadSigningIdentity, type SigningIdentity, type SigningIdentityConfig } from '../../infra/secrets/signing-identity.ts';
 
 /** Settings the seal job reads (a subset of the validated configuration). */
@@ -91,18 +92,24 @@ export async function seal(input: SealInput, s: SealSettings, id: SigningIdentit
       }),
     );
   if (input.efirma) {
-    // e.firma: the signers' signatures must stay untouched, so nothing is stamped or appended to their pages:
-    // `pdf` and `pdf_with_audit` are the same LTV file, and the certificate of completion (with the audit
-    // pages) is its own sealed PDF (docs/signing.md "e.firma: finalize").
-    const pdf = await finalizeEfirmaPdf(Buffer.from(input.efirma.working), id, {
-      reason: `Sello document ${input.state.document_id} (pdf)`,
-      signingTime: new Date(input.finalizedAt),
-      ocspResponses: input.efirma.ocspResponses.map((b) => Buffer.from(b)),
-      ...(tsa ? { tsa } : {}),
-    });
+    // e.firma: the signers' signatures must stay untouched, so nothing is stamped on their pages. `pdf` is
+    // their working PDF + the seal + LTV data; `pdf_with_audit` appends the certificate of completion (with
+    // the audit pages) as an incremental update before the seal, so the seal covers it and the signers'
+    // signatures stay valid; the certificate is also its own sealed PDF (docs/signing.md "e.firma: finalize").
+    const efirmaFinal = (working: Buffer, variant: string) =>
+      finalizeEfirmaPdf(working, id, {
+        reason: `Sello document ${input.state.document_id} (${variant})`,
+        signingTime: new Date(input.finalizedAt),
+        ocspResponses: input.efirma!.ocspResponses.map((b) => Buffer.from(b)),
+        ...(tsa ? { tsa } : {}),
+      });
+    const working = Buffer.from(input.efirma.working);
+    const pdf = await efirmaFinal(working, 'pdf');
     const finalSha256 = createHash('sha256').update(pdf).digest('hex');
+    const certificateDoc = await renderFinal({ ...common, mode: 'certificateOnly', finalSha256 });
+    const withAudit = await efirmaFinal(await appendPages(working, await certificateDoc.save()), 'pdf_with_audit');
     const certificate = new Uint8Array(
-      await signPdf(await renderFinal({ ...common, mode: 'certificateOnly', finalSha256 }), {
+      await signPdf(certificateDoc, {
         key: id,
         reason: `Sello document ${input.state.document_id} (certificate)`,
         location: 'Sello',
@@ -111,7 +118,7 @@ export async function seal(input: SealInput, s: SealSettings, id: SigningIdentit
         ...(tsa ? { tsa } : {}),
       }),
     );
-    return { pdf: new Uint8Array(pdf), withAudit: new Uint8Array(pdf), certificate, timestamped: tsa !== undefined, certificateSha256: id.certificateSha256 };
+    return { pdf: new Uint8Array(pdf), withAudit: new Uint8Array(withAudit), certificate, timestamped: tsa !== undefined, certificateSha256: id.certificateSha256 };
   }
   return { pdf: await one('document'), withAudit: await one('withAudit'), certificate: await one('certificateOnly'), timestamped: tsa !== undefined, certificateSha256: id.certificateSha256 };
 }

@@ -5,8 +5,8 @@
  *
  * Order of use: {@link toIncrementalBase} once on the original; per e.firma signer
  * {@link addSignaturePlaceholder} -> {@link buildSignedAttributes} -> (the browser signs) ->
- * {@link assembleCms} -> {@link embedCms}; at finalize {@link sealIncremental}, {@link addDss},
- * {@link addDocumentTimestamp}.
+ * {@link assembleCms} -> {@link embedCms}; at finalize ({@link appendPages} for the certificate of
+ * completion of `pdf_with_audit`), {@link sealIncremental}, {@link addDss}, {@link addDocumentTimestamp}.
  *
  * Checked with Debian 12's `pdfsig` 22.12.0 (poppler) and `qpdf --check` (no errors or warnings) in
  * test/unit/signing/incremental-pades.test.ts: after signer 1, signer 2, the seal, the DSS and the document
@@ -23,4 +23,5 @@ export { addSignaturePlaceholder, embedCms, type Placeholder } from './signature
 export { assembleCms, buildSignedAttributes } from './cms.ts';
 export { sealIncremental } from './seal.ts';
 export { addDss } from './dss.ts';
+export { appendPages } from './pages.ts';
 export { addDocumentTimestamp, verifyDocumentTimestamp, type DocumentTimestampCheck } from './doc-timestamp.ts';

@@ -128,7 +128,18 @@ describe.skipIf(!run)('finalize of an e.firma document: B-LTA PDF, certificate o
     const pdf = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download`, { key })).arrayBuffer());
     expect(sha256(pdf)).toBe(body.data.final_sha256);
     const withAudit = Buffer.from(await (await s.fetch(`/v1/signing/documents/${id}/download?format=pdf_with_audit`, { key })).arrayBuffer());
-    expect(withAudit.equals(pdf)).toBe(true);
+    // pdf_with_audit: the certificate of completion appended (incremental) after the signers, then the seal.
+    expect(withAudit.equals(pdf)).toBe(false);
+    expect((await PDFDocument.load(withAudit, { updateMetadata: false })).getPageCount()).toBeGreaterThan((await PDFDocument.load(pdf, { updateMetadata: false })).getPageCount());
+    writeFileSync(join(dir, `${id}-audit.pdf`), withAudit);
+    const auditBlocks = pdfsig(join(dir, `${id}-audit.pdf`)).split(/^Signature #\d+:$/m).slice(1);
+    expect(auditBlocks).toHaveLength(4);
+    for (const b of auditBlocks.slice(0, 3)) expect(b).toContain('Signature Validation: Signature is Valid.');
+    expect(auditBlocks[0]).toContain('Signer Certificate Common Name: ANA MARÍA LÓPEZ PÉREZ');
+    expect(auditBlocks[2]).toMatch(/Signer Certificate Common Name: Sello/);
+    const auditText = execFileSync('pdftotext', ['-layout', join(dir, `${id}-audit.pdf`), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    expect(auditText).toContain('RFC: LOPA800101AB1');
+    expect(auditText).toContain(body.data.final_sha256);
 
     // pdfsig: both e.firma signatures and the seal valid, each earlier one "not total", the time-stamp last and total.
     const file = join(dir, `${id}.pdf`);

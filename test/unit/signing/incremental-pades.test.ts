@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, StandardFonts, decodePDFRawStream } from 'pdf-lib';
-import { addDocumentTimestamp, addDss, addSignaturePlaceholder, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase, verifyDocumentTimestamp } from '../../../domain/signing/incremental/index.ts';
+import { addDocumentTimestamp, addDss, addSignaturePlaceholder, appendPages, assembleCms, buildSignedAttributes, embedCms, sealIncremental, toIncrementalBase, verifyDocumentTimestamp } from '../../../domain/signing/incremental/index.ts';
 import { checkSignature, derPrefix, findSignatures, type PadesKey } from '../../../domain/signing/pades.ts';
 import { SigningError } from '../../../domain/signing/errors.ts';
 import { createTestPki, haveOpenssl, type LocalService, type TestPki, type TestSigner } from '../../helpers/efirma-pki.ts';
@@ -243,6 +243,28 @@ describe.skipIf(!haveOpenssl)('incremental PAdES', () => {
       flipped[at] = flipped[at]! ^ 0x01;
       expect(block(pdfsig(flipped, 'flipped.pdf'), 1)).toContain('Digest Mismatch');
     }
+  });
+
+  it('pages appended after a signature (the certificate of completion) leave it valid; the seal after them covers the whole file', async () => {
+    const base = await toIncrementalBase(await makePdf(1));
+    const signed = await signAsBrowser(base, ana, chain, 'efirma_ana', 1, [50, 50, 250, 110], new Date('2026-03-01T10:00:00Z'));
+    const withPages = await appendPages(signed, await makePdf(2));
+    expect(withPages.subarray(0, signed.length).equals(signed)).toBe(true); // an update: the signed bytes are kept
+    expect((await PDFDocument.load(withPages)).getPageCount()).toBe(3);
+    const key: PadesKey = { certificate: sello.der, chain, privateKeyPkcs8: sello.keyPkcs8, subjectName: sello.cn };
+    const sealed = await sealIncremental(withPages, key, { reason: 'Sello: certificado de conclusión', signingTime: new Date('2026-03-01T12:00:00Z') });
+    const sigs = findSignatures(sealed);
+    expect(sigs).toHaveLength(2);
+    for (const sig of sigs) expect((await checkSignature(sealed, sig)).valid).toBe(true);
+    if (havePdfsig) {
+      const out = pdfsig(sealed, 'appended-pages.pdf');
+      expect(out.match(/Signature is Valid/g)).toHaveLength(2);
+      const [first, second] = out.split(/Signature #2/);
+      expect(first).toContain(ana.cn);
+      expect(first).toContain('Not total document signed');
+      expect(second).toContain('Total document signed');
+    }
+    if (haveQpdf) expect(qpdfCheck(sealed, 'appended-pages.pdf').output).toContain('No syntax or stream encoding errors found');
   });
 
   it('a PDF saved with object streams and an xref stream is signed after toIncrementalBase', async () => {
