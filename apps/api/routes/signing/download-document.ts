@@ -4,7 +4,7 @@ import type { SigningService } from '../../../../workflows/signing/service.ts';
 import { DocumentIdParams, SIGNING_ERRORS, downloader, mapSigningErrors, sendPdf } from './shared.ts';
 
 export const DownloadQuery = z.object({
-  format: z.enum(['pdf', 'pdf_with_audit']).default('pdf').describe('`pdf`: the signed document with its certificate page; `pdf_with_audit`: the same plus the audit-trail pages'),
+  format: z.enum(['pdf', 'pdf_with_audit']).default('pdf').describe('`pdf`: the signed document with its certificate page; `pdf_with_audit`: the same plus the audit-trail pages. e.firma documents: `pdf` is the signers\' incrementally signed file with Sello\'s seal and LTV data (no page added); `pdf_with_audit` appends the certificate of completion with the audit trail before the seal'),
 });
 
 /**
