@@ -84,7 +84,8 @@ export class ProjectionRunner {
 
   /**
    * Rebuilds every projection from the start of the log (the CLI's `replay`; run it with the server
-   * stopped). Returns per-projection document counts of the collections it owns.
+   * stopped), then has the store forget the rebuilt collections' former row versions (`forget`: on
+   * PostgreSQL a `VACUUM FULL` of each table). Returns per-projection document counts of the collections it owns.
    */
   static async replay(store: EventStore, projections: readonly Projection[], deps: ProjectionDeps): Promise<{ events: number; projections: Record<string, Record<string, number>> }> {
     for (const p of projections) {
@@ -107,6 +108,10 @@ export class ProjectionRunner {
         });
       }
     }
+    // A replay rewrites rows it inserted (an entity's later events: an erasure clearing a usage row's user
+    // agent that the log still holds under a live usage day key, a document scrubbed...): the former versions
+    // stay in the store's files (PostgreSQL dead tuples, SQLite WAL) unless forgotten (issue 28 byte scan).
+    await deps.store.forget(projections.flatMap((p) => p.collections));
     const counts: Record<string, Record<string, number>> = {};
     for (const p of projections) {
       counts[p.name] = {};

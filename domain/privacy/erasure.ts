@@ -356,16 +356,16 @@ async function eraseBiometricSubject(deps: ErasureDeps, tenantId: string, subjec
   const erased: PrivacySubjectErased = { type: PRIVACY_SUBJECT_ERASED, data: { erasure_id: erasureId, tenant_id: input.tenantId, subject_id: input.subjectId, erased_at: erasedAt } };
   await deps.events.append(stream, [{ ...erased, metadata: meta }]);
   await deps.catchUp();
-  // 4. The stores' files forget the documents' former versions (SQLite WAL, PostgreSQL dead rows).
-  // (Not `usage_events`: on PostgreSQL that is a VACUUM FULL of every tenant's calls per erasure; the
-  // former versions of the rows whose address was cleared stay in its dead tuples until vacuumed, as after
-  // a retention truncation: docs/privacy.md "Not done yet". SQLite's checkpoint covers the whole file.)
-  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION]);
-  // 5. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata) or
+  // 4. Stored Idempotency-Key answers that name the subject (a 1:N search's matches carry its metadata) or
   // are tagged with it (an OCR extraction given `subject_id`: names, CURP and address, not the subject id).
   const answers = ((await deps.forgetResponses?.(input.tenantId, JSON.stringify(input.subjectId))) ?? 0) + ((await deps.forgetSubjectResponses?.(input.tenantId, input.subjectId)) ?? 0);
-  // 6. Usage export files with details (IP address, user agent) covering a call that named the subject.
+  // 5. Usage export files with details (IP address, user agent) covering a call that named the subject.
   const usage = await eraseSubjectUsageExports(deps, input.tenantId, input.subjectId, meta);
+  // 6. The stores' files forget the documents' former versions (SQLite: secure_delete + WAL checkpoint;
+  // PostgreSQL: VACUUM FULL of the tables, whose dead rows keep them). `usage_events` only when rows of
+  // the subject's calls were cleared: on PostgreSQL that rewrites the table of every tenant's calls (cost in
+  // docs/privacy.md "Raw bytes").
+  await deps.readModels.forget([EMBEDDINGS_COLLECTION, TEMPLATES_COLLECTION, ...(usage.calls ? ['usage_events'] : [])]);
 
   return [
     { kind: 'face_templates', stores: ['event_log', 'read_models', 'vector_index'], count: faceCount, erased_at: erasedAt },
