@@ -231,6 +231,12 @@ export function describeWorkflowEngineContract(engineName: string, makeHarness: 
         for (let i = 0; i < 6; i++) await e.start('conc', `slow-${i}`, { key: 'slow' });
         for (let i = 0; i < 5; i++) await e.start('conc', `fast-${i}`, { key: 'fast' });
         await eventually(() => fastDone === 5, 5_000, 'fast activities');
+        // Two slow activities hold the key's permits (on a loaded machine they may start after the fast
+        // ones finished: a clean-clone CI run on Temporal saw 0 running at this point), and fast ones
+        // started now still complete while the slow ones are held.
+        await eventually(() => slowRunning === 2, 10_000, 'two slow activities running');
+        for (let i = 5; i < 8; i++) await e.start('conc', `fast-${i}`, { key: 'fast' });
+        await eventually(() => fastDone === 8, 5_000, 'fast activities while the slow ones are held');
         expect(slowRunning).toBe(2);
         while (release.length > 0 || slowRunning > 0) {
           release.splice(0).forEach((r) => r());
